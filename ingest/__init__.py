@@ -1,0 +1,3 @@
+"""Reading, normalising, deduplicating and tagging Magic: The Gathering rulings."""
+
+__version__ = "0.1.0"

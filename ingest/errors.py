@@ -1,0 +1,43 @@
+"""Error types. Each is a problem a user can fix; str(err) is one line.
+
+The CLI (search/cli.py) prints ``Error: <message>`` on stderr and exits 1 for any
+RulingsError; any other exception is a bug.
+"""
+
+from __future__ import annotations
+
+
+class RulingsError(Exception):
+    """A problem the user can fix. str(err) is one line."""
+
+
+class ReadError(RulingsError):
+    """A document could not be read (damaged, undecodable, wrong shape)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = str(path), reason
+
+
+class NoRulings(RulingsError):
+    """A document was read but holds no rulings (it is skipped, not rejected)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = str(path), reason
+
+
+class QueryError(RulingsError):
+    """A query we cannot answer, e.g. "'card:' needs a card name"."""
+
+
+class UnknownEntry(RulingsError):
+    """No entry has this id."""
+
+
+class UnknownMechanic(RulingsError):
+    """No mechanic has this id or name; the message names the closest ids."""
+
+
+class DamagedIndex(RulingsError):
+    """The index folder is missing pieces or damaged."""

@@ -1,0 +1,69 @@
+"""Run the ingest stages in order: normalise -> dedup -> ids -> tag.
+
+Reading is separate (ingest/read.py) so that callers can cache parsed sources.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ingest.dedup import dedup
+from ingest.model import Entry, Ruling
+from ingest.normalise import Rejection, normalise
+from ingest.tag import tag
+
+
+@dataclass
+class PipelineResult:
+    """Entries formed from the rulings, and the rulings normalisation rejected."""
+
+    entries: list[Entry]
+    rejections: list[Rejection] = field(default_factory=list)
+
+    def rejected_counts(self) -> dict[str, int]:
+        """Rejected rulings per reason."""
+        return dict(Counter(r.reason for r in self.rejections))
+
+
+def build_entries(rulings: list[Ruling], previous_ids: dict[tuple, str] | None = None,
+                  aliases: dict[str, list[str]] | None = None) -> PipelineResult:
+    """Turn rulings into tagged entries with stable ids.
+
+    previous_ids maps a variant key (Ruling.key()) to the id its entry had in the
+    index before; ids carried by an ingested export (Ruling.entry_id) count too.
+    An entry keeps a previous id of its variants (the one most variants carry,
+    then the smallest); merged-away ids become aliases (PRODUCT.md, "Ids").
+    """
+    kept, rejections = normalise(rulings)
+    entries = dedup(kept)
+    assign_ids(entries, previous_ids or {}, aliases or {})
+    tag(entries)
+    return PipelineResult(entries, rejections)
+
+
+def assign_ids(entries: list[Entry], previous_ids: dict[tuple, str],
+               aliases: dict[str, list[str]]) -> None:
+    """Give each entry its carried id where one exists (in place); ids stay unique."""
+    taken: set[str] = set()
+    claims = []
+    for entry in entries:
+        votes = Counter()
+        for variant in entry.variants:
+            old = variant.ruling.entry_id or previous_ids.get(variant.ruling.key())
+            if old:
+                votes[old] += 1
+        claims.append(votes)
+    order = sorted(range(len(entries)), key=lambda i: -sum(claims[i].values()))
+    for i in order:
+        entry, votes = entries[i], claims[i]
+        ranked = sorted(votes, key=lambda old: (-votes[old], old))
+        chosen = next((old for old in ranked if old not in taken), None)
+        if chosen is not None:
+            entry.id = chosen
+        while entry.id in taken:
+            entry.id = entry.id + "x"
+        taken.add(entry.id)
+        merged = [old for old in ranked if old != entry.id and old not in taken]
+        entry.aliases = sorted(set(aliases.get(entry.id, [])) | set(merged))
+        taken.update(merged)

@@ -1,0 +1,111 @@
+"""Plain-text ruling pages, in exactly three layouts (PRODUCT.md, "Inputs"):
+
+1. a ``Rulings`` header line, then ``• YYYY-MM-DD`` bullet lines each followed by the text;
+2. a card-name line, then ``DD/MM/YYYY`` date lines each followed by the text;
+3. a ``Search`` header line, then undated paragraphs separated by blank lines.
+
+Any other text (the Comprehensive Rules, README-like files) holds no rulings.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterator
+
+from ingest.errors import NoRulings, ReadError
+from ingest.model import Ruling, Source
+
+FORMAT = "text"
+
+_BULLET_DATE = re.compile(r"^\s*•\s*(\d{4})-(\d{2})-(\d{2})\s*$")
+_DMY_DATE = re.compile(r"^\s*(\d{1,2})/(\d{1,2})/(\d{4})\s*$")
+
+
+def looks_like(head: bytes, suffix: str) -> bool:
+    """True for a decodable text file that is not JSON, HTML, or a binary container."""
+    if head.startswith((b"PK\x03\x04", b"%PDF")) or b"\x00" in head[:1024]:
+        return False
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return not stripped.startswith((b"{", b"[", b"<"))
+
+
+def decode(raw: bytes, path: str) -> str:
+    """Decode bytes as UTF-8 (with or without BOM), UTF-16 with a BOM, or cp1252.
+
+    Raises ReadError when none applies (binary content).
+    """
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError as err:
+            raise ReadError(path, f"not valid UTF-16 ({err.reason})") from None
+    if b"\x00" in raw[:4096]:
+        raise ReadError(path, "binary file, not text")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return raw.decode("cp1252")
+    except UnicodeDecodeError:
+        raise ReadError(path, "not UTF-8, UTF-16 or cp1252 text") from None
+
+
+def read(path: Path) -> Iterator[Ruling]:
+    """Yield the rulings of one text page in one of the three layouts.
+
+    Dates: layout 1 is ISO; layout 2 is day/month/year (``25/07/2025``); layout 3
+    is undated. ``card`` is the card-name line of layout 2, else None. Raises
+    NoRulings for any other text and ReadError for undecodable bytes.
+    """
+    text = decode(path.read_bytes(), str(path))
+    lines = [line.rstrip() for line in text.splitlines()]
+    nonblank = [i for i, line in enumerate(lines) if line.strip()]
+    if not nonblank:
+        raise NoRulings(str(path), "empty text file")
+    first = lines[nonblank[0]].strip()
+    source = Source(str(path), FORMAT)
+    if first == "Rulings":
+        rulings = list(_dated_blocks(lines[nonblank[0] + 1:], _BULLET_DATE, _iso, source, None))
+    elif first == "Search":
+        rulings = list(_paragraphs(lines[nonblank[0] + 1:], source))
+    elif len(nonblank) > 1 and _DMY_DATE.match(lines[nonblank[1]]):
+        rulings = list(_dated_blocks(lines[nonblank[0] + 1:], _DMY_DATE, _dmy, source, first))
+    else:
+        raise NoRulings(str(path), "text in none of the three ruling layouts")
+    if not rulings:
+        raise NoRulings(str(path), "ruling layout with no rulings")
+    yield from rulings
+
+
+def _iso(m: re.Match) -> str:
+    return f"{m.group(1)}-{m.group(2)}-{m.group(3)}"
+
+
+def _dmy(m: re.Match) -> str:
+    return f"{int(m.group(3)):04d}-{int(m.group(2)):02d}-{int(m.group(1)):02d}"
+
+
+def _dated_blocks(lines, date_re, to_iso, source, card) -> Iterator[Ruling]:
+    date, body, position = None, [], 0
+    for line in lines + ["\x00end"]:
+        m = date_re.match(line)
+        if m or line == "\x00end":
+            if body and date is not None:
+                yield Ruling(text=" ".join(body), source=source, position=position,
+                             date=date, card=card)
+                position += 1
+            date, body = (to_iso(m) if m else None), []
+        elif line.strip() and date is not None:
+            body.append(line.strip())
+
+
+def _paragraphs(lines, source) -> Iterator[Ruling]:
+    body, position = [], 0
+    for line in lines + [""]:
+        if line.strip():
+            body.append(line.strip())
+        elif body:
+            yield Ruling(text=" ".join(body), source=source, position=position)
+            position, body = position + 1, []

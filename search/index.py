@@ -1,0 +1,95 @@
+"""The Whoosh index of entries: schema, writing, and reading entries back.
+
+Only this package imports Whoosh. One document per entry; the stored ``entry``
+field holds the entry's PRODUCT.md JSON shape.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterator
+
+from whoosh import index as whoosh_index
+from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
+
+from ingest.errors import DamagedIndex
+from ingest.model import Entry, entry_to_dict
+from search.analysis import card_key, name_analyzer, rulings_analyzer
+
+WHOOSH_DIR = "whoosh"
+
+
+def schema() -> Schema:
+    """Fields: id, text (BM25F main field), cards (names), card_keys, mechanics, sets, lang, date, entry (stored JSON)."""
+    return Schema(
+        id=ID(stored=True, unique=True),
+        text=TEXT(analyzer=rulings_analyzer(), phrase=True),
+        cards=TEXT(analyzer=name_analyzer(), field_boost=0.5),
+        card_keys=KEYWORD(lowercase=False, commas=True, scorable=False),
+        mechanics=KEYWORD(lowercase=True, commas=True, scorable=True),
+        sets=KEYWORD(lowercase=True, commas=True),
+        lang=ID(),
+        date=ID(sortable=True),
+        entry=STORED(),
+    )
+
+
+def card_keys(cards: list[str]) -> list[str]:
+    """Lookup keys of an entry's cards: each full name and each face of ``A // B``."""
+    keys = set()
+    for card in cards:
+        keys.add(card_key(card))
+        for face in card.split("//"):
+            keys.add(card_key(face))
+    return sorted(k for k in keys if k)
+
+
+def document(entry_json: dict) -> dict:
+    """The Whoosh document of one entry in its JSON shape."""
+    return {
+        "id": entry_json["id"],
+        "text": entry_json["text"] + "\n" + "\n".join(
+            sorted({v.get("repaired_text") or v["text"] for v in entry_json["variants"]}
+                   - {entry_json["text"]})),
+        "cards": "\n".join(entry_json["cards"]),
+        "card_keys": ",".join(card_keys(entry_json["cards"])),
+        "mechanics": ",".join(entry_json["mechanics"]),
+        "sets": ",".join(s.lower() for s in entry_json["sets"]),
+        "lang": entry_json["lang"].lower(),
+        "date": entry_json["date"] or "",
+        "entry": json.dumps(entry_json, ensure_ascii=False),
+    }
+
+
+def write_entries(index_dir: Path, entries: list[Entry]) -> None:
+    """Replace the Whoosh index under index_dir with these entries."""
+    folder = index_dir / WHOOSH_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    ix = whoosh_index.create_in(str(folder), schema())
+    with ix.writer(limitmb=256) as writer:
+        for entry in entries:
+            writer.add_document(**document(entry_to_dict(entry)))
+
+
+def open_index(index_dir: Path):
+    """Open the Whoosh index; raises DamagedIndex when it is missing or unreadable."""
+    folder = index_dir / WHOOSH_DIR
+    try:
+        return whoosh_index.open_dir(str(folder))
+    except Exception as err:  # whoosh raises many kinds for a damaged folder
+        raise DamagedIndex(f"{index_dir}: index cannot be opened ({type(err).__name__}); "
+                           "run 'rulings ingest --rebuild'") from None
+
+
+def exists(index_dir: Path) -> bool:
+    """True when index_dir holds a Whoosh index."""
+    return whoosh_index.exists_in(str(index_dir / WHOOSH_DIR))
+
+
+def all_entries(index_dir: Path) -> Iterator[dict]:
+    """Every entry in its JSON shape, in index order."""
+    ix = open_index(index_dir)
+    with ix.searcher() as searcher:
+        for fields in searcher.all_stored_fields():
+            yield json.loads(fields["entry"])

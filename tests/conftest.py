@@ -1,0 +1,37 @@
+"""Shared fixtures: the real data folder, a CLI runner, and a session index of the bundled corpus."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from corpus import corpus_files
+from search import catalog
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    """../shared; a failure in CI when missing, a skip with a reason on a user's clone."""
+    if not (SHARED / "realdata").is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"{SHARED} is missing; in CI real-data tests never skip")
+        pytest.skip("real data not present (../shared/realdata); these tests run in CI")
+    return SHARED
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture(scope="session")
+def seed_index(tmp_path_factory) -> Path:
+    """An index folder built once from the bundled corpus."""
+    folder = tmp_path_factory.mktemp("seed-index")
+    catalog.ingest(folder, corpus_files())
+    return folder

@@ -1,0 +1,109 @@
+import json
+
+from search.cli import cli
+
+
+def run(runner, seed_index, *args):
+    return runner.invoke(cli, [*args, "--index", str(seed_index)])
+
+
+def test_stats_counts_seeds(runner, seed_index):
+    result = run(runner, seed_index, "stats", "--format", "json")
+    assert result.exit_code == 0, result.output
+    stats = json.loads(result.stdout)
+    assert stats["rulings"] == 54
+    assert stats["entries"] == 43
+    assert stats["rejected_rulings"] == 0
+    assert stats["formats"] == {"text": {"files": 4, "rulings": 54}}
+
+
+def test_search_proliferate_lists_each_entry_once(runner, seed_index):
+    result = run(runner, seed_index, "search", "proliferate", "--format", "json")
+    hits = json.loads(result.stdout)
+    ids = [h["id"] for h in hits]
+    assert len(ids) == len(set(ids))
+    texts = {h["text"][:30]: len(h["variants"]) for h in hits}
+    assert texts["When you proliferate, you can "] == 4
+    assert texts["Players can respond to a spell"] == 3
+    choose = next(h for h in hits if h["text"].startswith("When you proliferate"))
+    assert sorted({v["source"]["path"].rsplit("/", 1)[-1][:3] for v in choose["variants"]}) == \
+        ["000", "002", "003", "004"]
+
+
+def test_shield_counter_phrase_finds_six(runner, seed_index):
+    hits = json.loads(run(runner, seed_index, "search", '"shield counter"', "--format", "json").stdout)
+    assert len(hits) == 6
+    assert any(h["text"].startswith("hield counters") for h in hits)
+
+
+def test_mechanics_lists_seed_mechanics(runner, seed_index):
+    rows = json.loads(run(runner, seed_index, "mechanics", "--format", "json").stdout)
+    counts = {r["id"]: r["count"] for r in rows}
+    assert counts["evolve"] == 7
+    for mechanic in ("proliferate", "shield-counters", "phyrexian-mana", "crime", "mana-abilities"):
+        assert counts[mechanic] > 0
+
+
+def test_mechanics_evolve_shows_seven(runner, seed_index):
+    entries = json.loads(run(runner, seed_index, "mechanics", "evolve", "--format", "json").stdout)
+    assert len(entries) == 7
+    assert all("evolve" in e["mechanics"] for e in entries)
+
+
+def test_export_jsonl_shape(runner, seed_index):
+    result = run(runner, seed_index, "export", "--mechanic", "proliferate", "--format", "jsonl")
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert lines[0]["meta"]["entries"] == len(lines) - 1
+    for entry in lines[1:]:
+        assert set(entry) >= {"id", "text", "lang", "mechanics", "cards", "sets", "date", "dates",
+                              "variants", "related", "translations"}
+        assert "proliferate" in entry["mechanics"]
+        for variant in entry["variants"]:
+            assert set(variant) >= {"text", "card", "set", "date", "date_ambiguous", "lang", "oracle_id",
+                                    "publisher", "similarity", "source"}
+
+
+def test_reingest_keeps_ids(runner, tmp_path):
+    folder = tmp_path / "ix"
+    runner.invoke(cli, ["ingest", "--index", str(folder)])
+    first = json.loads(runner.invoke(cli, ["export", "--format", "json", "--index", str(folder)]).stdout)
+    assert runner.invoke(cli, ["ingest", "--index", str(folder)]).exit_code == 0
+    again = json.loads(runner.invoke(cli, ["export", "--format", "json", "--index", str(folder)]).stdout)
+    assert [e["id"] for e in first] == [e["id"] for e in again]
+    assert len(first) == 43
+
+
+def test_missing_path_is_one_line_exit_1(runner, tmp_path):
+    missing = tmp_path / "nope"
+    result = runner.invoke(cli, ["ingest", str(missing), "--index", str(tmp_path / "ix")])
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: {missing}: no such file or directory\n"
+
+
+def test_unreadable_named_file_exit_1(runner, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"\x00\x01\x02binary")
+    result = runner.invoke(cli, ["ingest", str(bad), "--index", str(tmp_path / "ix")])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {bad}: ")
+    assert result.stderr.count("\n") == 1
+
+
+def test_empty_query_exit_1(runner, seed_index):
+    result = run(runner, seed_index, "search", "")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: empty query: give words to search for or a filter\n"
+
+
+def test_unknown_id_and_mechanic(runner, seed_index):
+    result = run(runner, seed_index, "show", "r-nothing")
+    assert (result.exit_code, result.stderr) == (1, "Error: no entry has the id 'r-nothing'\n")
+    result = run(runner, seed_index, "mechanics", "prolifrate")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: unknown mechanic 'prolifrate'; closest: proliferate")
+
+
+def test_version(runner):
+    result = runner.invoke(cli, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("rulings, version ")
