@@ -24,6 +24,8 @@ _DMY_DATE = re.compile(r"^\s*(\d{1,2})/(\d{1,2})/(\d{4})\s*$")
 
 def looks_like(head: bytes, suffix: str) -> bool:
     """True for a decodable text file that is not JSON, HTML, or a binary container."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        head = head.decode("utf-16", errors="ignore").encode("utf-8")
     if head.startswith((b"PK\x03\x04", b"%PDF")) or b"\x00" in head[:1024]:
         return False
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
