@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from whoosh.analysis import Filter, LowercaseFilter, RegexTokenizer, StemFilter
+from whoosh.analysis import Filter, RegexTokenizer, StemFilter
 from whoosh.lang.snowball.english import EnglishStemmer
 
 TOKEN_PATTERN = re.compile(

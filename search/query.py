@@ -8,7 +8,6 @@ applied as Whoosh filter queries.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 

@@ -1,4 +1,3 @@
-from collections import Counter
 
 from corpus import corpus_files
 from ingest.pipeline import build_entries

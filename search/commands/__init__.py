@@ -1,0 +1,1 @@
+"""One module per ``rulings`` command; ``options.py`` holds what several commands share."""

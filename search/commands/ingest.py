@@ -1,0 +1,44 @@
+"""The ``rulings ingest`` command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from corpus import corpus_files
+from ingest.errors import RulingsError
+from search import catalog
+from search.commands.options import default_index, index_option
+
+@click.command()
+@click.argument("sources", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--rebuild", is_flag=True, help="Start from an empty index.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@index_option
+def ingest(sources, rebuild, fmt, index_dir):
+    """Add ruling documents (files or folders) to the index; none means the bundled corpus."""
+    index_dir = index_dir or default_index()
+    report = catalog.ingest(index_dir, list(sources) or corpus_files(), rebuild=rebuild)
+    summary = report.to_json()
+    if fmt == "json":
+        click.echo(json.dumps(summary, ensure_ascii=False, indent=1))
+    else:
+        click.echo(f"{summary['rulings']} rulings read, {summary['entries']} entries in the index "
+                   f"({summary['seconds']:.1f} s)")
+        for name, counts in summary["formats"].items():
+            click.echo(f"  {name:10} {counts['files']:5} files {counts['rulings']:7} rulings")
+        for kind in ("skipped", "rejected"):
+            if summary[kind]:
+                click.echo(f"{len(summary[kind])} files {kind}:")
+                for item in summary[kind]:
+                    click.echo(f"  {item['path']}: {item['reason']}")
+        for reason, count in summary["rejected_rulings"].items():
+            click.echo(f"rejected rulings: {count} ({reason})")
+    if report.named_failures:
+        raise RulingsError(report.named_failures[0])
+
+
+def filters_from(mechanic, card, set_code, lang, since, until) -> query.Filters:
+    return query.Filters(list(mechanic), card, set_code, lang, since, until)

@@ -1,0 +1,94 @@
+"""Options and helpers shared by several commands: the index folder, dates, filters, text rendering."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import sys
+from pathlib import Path
+
+import click
+import platformdirs
+
+from corpus import corpus_files
+from search import catalog, index, query
+
+
+def default_index() -> Path:
+    """$RULINGS_INDEX, else ``<user data dir>/rulings/index``."""
+    env = os.environ.get("RULINGS_INDEX")
+    return Path(env) if env else Path(platformdirs.user_data_dir("rulings")) / "index"
+
+
+def index_option(fn):
+    """The ``--index DIR`` option every command accepts (parameter ``index_dir``)."""
+    return click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
+                        default=None, help="Index folder (default: $RULINGS_INDEX or the user data folder).")(fn)
+
+
+def ready_index(index_dir: Path | None) -> Path:
+    """The index folder, built from the bundled corpus when it holds no index yet."""
+    index_dir = index_dir or default_index()
+    if not index.exists(index_dir):
+        catalog.ingest(index_dir, corpus_files())
+    return index_dir
+
+
+class IsoDate(click.ParamType):
+    """A YYYY-MM-DD date, kept as its ISO string; anything else is a usage error (exit 2)."""
+
+    name = "date"
+
+    def convert(self, value, param, ctx):
+        try:
+            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value or ""):
+                raise ValueError
+            dt.date.fromisoformat(value)
+        except ValueError:
+            self.fail(f"{value!r} is not a date (YYYY-MM-DD)", param, ctx)
+        return value
+
+
+def filter_options(fn):
+    """The selectors shared by search and export: --mechanic (repeatable), --card, --set, --lang, --since, --until."""
+    for option in reversed([
+        click.option("--mechanic", multiple=True, help="Mechanic id or name; repeat to require all."),
+        click.option("--card", help="Card name (either face of a split or double-faced card)."),
+        click.option("--set", "set_code", help="Set code."),
+        click.option("--lang", help="Language code (zh matches zh-Hans and zh-Hant)."),
+        click.option("--since", type=IsoDate(), help="Oldest date, YYYY-MM-DD."),
+        click.option("--until", type=IsoDate(), help="Newest date, YYYY-MM-DD."),
+    ]):
+        fn = option(fn)
+    return fn
+
+
+def filters_from(mechanic, card, set_code, lang, since, until) -> query.Filters:
+    """A query.Filters from the shared selector options."""
+    return query.Filters(list(mechanic), card, set_code, lang, since, until)
+
+
+def emphasise(text: str) -> str:
+    """``**word**`` marks as terminal bold on a terminal; kept as-is when piped."""
+    if sys.stdout.isatty():
+        return re.sub(r"\*\*(.+?)\*\*", lambda m: click.style(m.group(1), bold=True, fg="yellow"), text)
+    return text
+
+
+def entry_block(entry: dict, text: str | None = None) -> str:
+    """The text rendering of one entry: text or snippet, then mechanics, cards, sets, date, id, sources."""
+    cards = entry["cards"]
+    shown = ", ".join(cards[:5]) + (f" +{len(cards) - 5} more" if len(cards) > 5 else "")
+    lines = [emphasise(text or entry["text"])]
+    if entry["mechanics"]:
+        lines.append("  mechanics: " + ", ".join(entry["mechanics"]))
+    if cards:
+        lines.append("  cards: " + shown)
+    if entry["sets"]:
+        lines.append("  sets: " + ", ".join(entry["sets"]))
+    sources = sorted({v["source"]["path"] for v in entry["variants"]})
+    lines.append(f"  date: {entry['date'] or 'undated'}   id: {entry['id']}   "
+                 f"variants: {len(entry['variants'])}")
+    lines.append("  sources: " + ", ".join(Path(s).name for s in sources))
+    return "\n".join(lines)

@@ -1,0 +1,41 @@
+"""The ``rulings show`` command."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ingest.errors import UnknownEntry
+from search import query
+from search.commands.options import entry_block, index_option, ready_index
+
+@click.command()
+@click.argument("entry_id")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@index_option
+def show(entry_id, fmt, index_dir):
+    """One entry: its variants with sources and similarity, related entries, translations."""
+    entry = query.entry_by_id(ready_index(index_dir), entry_id)
+    if entry is None:
+        raise UnknownEntry(f"no entry has the id {entry_id!r}")
+    if fmt == "json":
+        click.echo(json.dumps(entry, ensure_ascii=False, indent=1))
+        return
+    click.echo(entry_block(entry))
+    if entry.get("repairs"):
+        click.echo("  repaired for matching: " + "; ".join(entry["repairs"]))
+    click.echo(f"\nvariants ({len(entry['variants'])}):")
+    for v in entry["variants"]:
+        click.echo(f"  [{v['similarity']:.2f}] {v['date'] or 'undated'} {v['card'] or v['oracle_id'] or '-'}"
+                   f" ({v['set'] or '-'}) {v['source']['path']} [{v['source']['format']}]")
+        if v["text"] != entry["text"]:
+            click.echo(f"         {v['text']}")
+    if entry["related"]:
+        click.echo("\nrelated:")
+        for r in entry["related"]:
+            click.echo(f"  {r['id']}: {r['reason']}")
+    if entry["translations"]:
+        click.echo("\ntranslations:")
+        for t in entry["translations"]:
+            click.echo(f"  {t['id']} [{t['lang']}] {t['text']}")

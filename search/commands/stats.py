@@ -1,0 +1,33 @@
+"""The ``rulings stats`` command."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from search import catalog
+from search.commands.options import index_option, ready_index
+
+@click.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@index_option
+def stats(fmt, index_dir):
+    """Counts: rulings read, entries, rejected rulings, languages, formats, mechanics, sources."""
+    figures = catalog.summary(ready_index(index_dir))
+    shown = {k: figures[k] for k in ("rulings", "entries", "rejected_rulings", "languages",
+                                     "formats", "mechanics", "sources")}
+    if fmt == "json":
+        click.echo(json.dumps(shown, ensure_ascii=False, indent=1))
+        return
+    click.echo(f"rulings read:      {figures['rulings']}")
+    click.echo(f"entries:           {figures['entries']}")
+    click.echo(f"variants kept:     {figures['variants']}")
+    click.echo(f"rejected rulings:  {figures['rejected_rulings']}")
+    for reason, n in figures.get("rejected_reasons", {}).items():
+        click.echo(f"  {reason}: {n}")
+    click.echo("languages:         " + ", ".join(f"{k} {v}" for k, v in figures["languages"].items()))
+    click.echo("formats:           " + ", ".join(f"{k} {v['files']} files / {v['rulings']} rulings"
+                                                for k, v in figures["formats"].items()))
+    click.echo(f"mechanics:         {figures['mechanics']}")
+    click.echo(f"sources:           {figures['sources']}")
