@@ -38,7 +38,3 @@ def ingest(sources, rebuild, fmt, index_dir):
             click.echo(f"rejected rulings: {count} ({reason})")
     if report.named_failures:
         raise RulingsError(report.named_failures[0])
-
-
-def filters_from(mechanic, card, set_code, lang, since, until) -> query.Filters:
-    return query.Filters(list(mechanic), card, set_code, lang, since, until)
