@@ -64,9 +64,8 @@ def read(path: Path) -> Iterator[Ruling]:
     else, a damaged zip), NoRulings for a document without ruling paragraphs.
     """
     document = _open(path)
-    paragraphs = [(p.text.strip(), p.style.name if p.style is not None else "", _numbered(p))
-                  for p in document.paragraphs]
-    declared = declared_lang(document)
+    paragraphs = list(logical_paragraphs(document))
+    declared = declared_lang(document, paragraphs)
     date = document_date([text for text, _, _ in paragraphs[:40]])
     set_code = set_code_from_name(path)
     source = Source(str(path), FORMAT)
@@ -117,6 +116,32 @@ def _open(path: Path):
         raise ReadError(str(path), f"damaged Word document ({type(err).__name__}: {err})"[:200]) from None
 
 
+def logical_paragraphs(document) -> Iterator[tuple[str, str, bool]]:
+    """Yield (text, style name, numbered) per paragraph as a reader sees it.
+
+    Some files (AKH) hold a whole card block in one Word paragraph, its lines
+    separated by soft breaks: card text, a blank line, ``* ruling``, a blank line,
+    ``* ruling``. Such a paragraph is split so that each starred line (with the
+    lines that continue it up to a blank line) is its own paragraph.
+    """
+    for paragraph in document.paragraphs:
+        style = paragraph.style.name if paragraph.style is not None else ""
+        numbered = _numbered(paragraph)
+        text = paragraph.text.strip()
+        lines = text.split("\n")
+        if style == "FAQ Card" or numbered or style == "FAQ Point" \
+                or not any(_STAR.match(line) for line in lines[1:]):
+            yield text, style, numbered
+            continue
+        chunk: list[str] = []
+        for line in lines + [""]:
+            if (not line.strip() or _STAR.match(line) or line.startswith("-----")) and chunk:
+                yield "\n".join(chunk).strip(), style, False
+                chunk = []
+            if line.strip():
+                chunk.append(line)
+
+
 def _numbered(paragraph) -> bool:
     """True when the paragraph or its style chain has Word list numbering (numId other than 0)."""
     p_pr = paragraph._p.pPr
@@ -153,7 +178,25 @@ def ruling_text(text: str, style: str, numbered: bool) -> str | None:
 
 
 def card_from_header(header: list[str]) -> str | None:
-    """The card name of a block header (paragraphs, possibly multi-line), or None (a section heading)."""
+    """The card name of a block header (paragraphs, possibly multi-line), or None (a section heading).
+
+    The name is cleaned by clean_card_name().
+    """
+    name = _card_line(header)
+    return clean_card_name(name) if name else None
+
+
+def clean_card_name(name: str) -> str:
+    """Drop a trailing note like ``（仅出现在鹏洛客套牌中）`` and keep the Chinese part of ``English/中文``."""
+    name = re.sub(r"\s*（[^（）]*）\s*$", "", name.strip())
+    if "/" in name and not name.startswith("{"):
+        english, _, chinese = name.rpartition("/")
+        if _CJK.search(chinese) and not _CJK.search(english):
+            name = chinese
+    return name.strip()
+
+
+def _card_line(header: list[str]) -> str | None:
     lines = [line.strip() for text in header for line in text.split("\n") if line.strip()]
     for line in reversed(lines):
         m = _NOTES_ABOUT.match(line)
@@ -184,13 +227,19 @@ def set_code_from_name(path: Path) -> str | None:
     return m.group(1).upper() if m else None
 
 
-def declared_lang(document) -> str | None:
-    """The language the document declares in its default run properties (``zh-CN`` -> ``zh-Hans``)."""
+def declared_lang(document, paragraphs: list[tuple[str, str, bool]]) -> str | None:
+    """The document's language: ``zh-Hans`` for Chinese release notes, else its default run language.
+
+    The Chinese files often keep Word's ``en-US`` default run language although
+    their text is Chinese, so a title or preface in Chinese declares ``zh-Hans``;
+    otherwise the ``w:docDefaults`` language is mapped (``zh-CN`` -> ``zh-Hans``,
+    ``en-US`` -> ``en``).
+    """
+    if any(_CJK.search(text) for text, _, _ in paragraphs[:8]):
+        return "zh-Hans"
     defaults = document.styles.element.find(qn("w:docDefaults"))
     lang = defaults.find(".//" + qn("w:lang")) if defaults is not None else None
-    if lang is None:
-        return None
-    value = lang.get(qn("w:eastAsia")) or lang.get(qn("w:val")) or ""
+    value = (lang.get(qn("w:val")) or "") if lang is not None else ""
     if not value:
         return None
     return _LANGS.get(value.lower(), value.split("-")[0].lower())

@@ -31,7 +31,7 @@ from pypdf.errors import PdfReadError
 from ingest.dates import parse_date
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
-from ingest.readers.docx import set_code_from_name
+from ingest.readers.docx import clean_card_name, set_code_from_name
 
 FORMAT = "pdf"
 
@@ -142,9 +142,9 @@ def card_name(block: list[str]) -> str | None:
     """The card name of a block: the line before its first mana-cost line, else before a type line."""
     for i, line in enumerate(block[1:], start=1):
         if _COST_LINE.match(line):
-            return block[i - 1]
+            return clean_card_name(block[i - 1])
     if len(block) > 1 and _TYPE_LINE.match(block[1]) and len(block[0]) <= 30:
-        return block[0]
+        return clean_card_name(block[0])
     return None
 
 
