@@ -244,7 +244,6 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
             hits = searcher.search(query, filter=selection, limit=limit, terms=True)
         else:
             hits = searcher.search(selection, limit=limit, sortedby="date", reverse=True)
-        hits.fragmenter = highlight.SentenceFragmenter(maxchars=SNIPPET_CHARS)
         hits.formatter = _MarkFormatter()
         results = []
         for hit in hits:
@@ -271,10 +270,18 @@ def _shorten(text: str) -> str:
 def snippet(hit, text: str) -> str:
     """The canonical text's best fragments with matched words as ``**word**`` (as written).
 
-    Falls back to the start of the text when the match was in another field.
+    A text of at most SNIPPET_CHARS characters is shown whole; a longer one as its
+    best two sentences. Falls back to the start of the text when the match was in
+    another field.
     """
+    short = len(text) <= SNIPPET_CHARS
+    hit.results.fragmenter = _WHOLE if short else _SENTENCES
     fragment = hit.highlights("text", text=text, top=2)
     return fragment or _shorten(text)
+
+
+_WHOLE = highlight.WholeFragmenter()
+_SENTENCES = highlight.SentenceFragmenter(maxchars=SNIPPET_CHARS)
 
 
 def suggestions(index_dir: Path, text: str, limit: int = 3) -> list[str]:
