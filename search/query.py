@@ -169,7 +169,10 @@ class FilterNode(syntax.SyntaxNode):
     def query(self, parser):
         if not self.value:
             raise QueryError(f"'{self.name}:' needs a value, e.g. {self.name}:{_EXAMPLES[self.name]}")
-        return _FILTER_BUILDERS[self.name](self.value)
+        built = _FILTER_BUILDERS[self.name](self.value)
+        for leaf in [built] if built.is_leaf() else built.leaves():
+            leaf.from_filter = True
+        return built
 
 
 _EXAMPLES = {"card": '"Fire // Ice"', "set": "ONE", "mechanic": "proliferate", "lang": "en",
@@ -190,6 +193,47 @@ class FilterPlugin(qparser.TaggingPlugin):
         return FilterNode(match.group("name"), match.group("value"))
 
 
+class OperatorCleanupPlugin(qparser.Plugin):
+    """Turns operators that lack operands (``NOT NOT x``, ``OR`` at the start, ``a AND``) into words.
+
+    Runs after whitespace removal (500) and before Whoosh applies operators (600),
+    which would otherwise fail with IndexError on such input.
+    """
+
+    def filters(self, parser):
+        return [(self.clean, 550)]
+
+    def clean(self, parser, group):
+        nodes = [self.clean(parser, n) if isinstance(n, syntax.GroupNode) else n for n in group]
+        changed = True
+        while changed:
+            changed = False
+            for i, node in enumerate(nodes):
+                if isinstance(node, syntax.Operator) and not _has_operands(nodes, i):
+                    word = syntax.WordNode(node.text)
+                    word.startchar, word.endchar = getattr(node, "startchar", 0), getattr(node, "endchar", 0)
+                    nodes[i] = word
+                    changed = True
+                    break
+        cleaned = group.empty_copy()
+        cleaned.extend(nodes)
+        return cleaned
+
+
+def _has_operands(nodes: list, i: int) -> bool:
+    """A prefix operator needs a following operand; an infix one an operand before and after
+    (the one after may start with a prefix operator)."""
+    following = nodes[i + 1] if i + 1 < len(nodes) else None
+    preceding = nodes[i - 1] if i > 0 else None
+    if following is None:
+        return False
+    if isinstance(nodes[i], syntax.PrefixOperator):
+        return not isinstance(following, syntax.Operator)
+    if preceding is None or isinstance(preceding, syntax.Operator):
+        return False
+    return not isinstance(following, syntax.Operator) or isinstance(following, syntax.PrefixOperator)
+
+
 # ``-word``: a minus at the start of a clause, before a letter, a quote or a parenthesis.
 _MINUS = r"(?:^|(?<=[\s(]))-(?=[^\W\d_]|[\"(])"
 
@@ -202,6 +246,7 @@ def parser(schema) -> qparser.QueryParser:
         qparser.PhrasePlugin(),
         qparser.GroupPlugin(),
         qparser.OperatorsPlugin(ops=[(minus, 0)], AndMaybe=None, Require=None),
+        OperatorCleanupPlugin(),
         FilterPlugin(),
         qparser.MultifieldPlugin(list(fields), fieldboosts=fields),
     ]
@@ -216,9 +261,16 @@ def parse(schema, text: str) -> Query:
         raise
     except RecursionError:
         raise QueryError("query is nested too deeply") from None
-    if query is None or query is NullQuery or isinstance(query, type(NullQuery)):
+    if query is None or isinstance(query, type(NullQuery)) or not _searchable_fields(query) - {"mechanics"}:
         raise QueryError(f"query {text!r} has no words to search for")
     return query
+
+
+def _searchable_fields(query: Query) -> set[str]:
+    """Fields of the query's leaves (terms, phrases, ranges); mechanics alone means only symbols were typed."""
+    leaves = [query] if query.is_leaf() else list(query.leaves())
+    return {"filter" if getattr(leaf, "from_filter", False) else leaf.fieldname
+            for leaf in leaves if getattr(leaf, "fieldname", None)}
 
 
 # ---------------------------------------------------------------- search

@@ -152,6 +152,7 @@ def test_filters_in_query(mtg_index):
     ("date:2019-13-01", "'date:2019-13-01' is not a date"),
     ("mechanic:prolifrate", "unknown mechanic 'prolifrate'; closest: proliferate"),
     ("(", "has no words to search for"),
+    ("!!!", "query '!!!' has no words to search for"),
 ])
 def test_clear_query_errors(mtg_index, text, message):
     with pytest.raises(QueryError, match=message.replace("(", r"\(")):
@@ -181,7 +182,9 @@ def test_did_you_mean(mtg_index):
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=40)
-       | st.text(alphabet='ab -+:"()/{}*?~^NOTRDcard:set:date>=<2019\'’', max_size=30))
+       | st.text(alphabet='ab -+:"()/{}*?~^NOTRDcard:set:date>=<2019\'’', max_size=30)
+       | st.lists(st.sampled_from(["NOT", "OR", "AND", "ANDNOT", "-", "(", ")", '"', "x", "card:", "date:>2019",
+                                   "T:", "{T}", "-1/-1", "-x", "counter"]), max_size=8).map(" ".join))
 def test_no_input_raises_anything_but_query_error(seed_index, text):
     try:
         hits = query.search(seed_index, text)
