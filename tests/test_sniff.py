@@ -105,13 +105,13 @@ def test_scryfall_rulings_get_card_names_from_a_card_list(shared, tmp_path):
 
 
 def test_ingest_prints_a_table_per_format(shared, tmp_path, runner):
-    from search.cli import main
+    from search.cli import cli
     folder = tmp_path / "few"
     folder.mkdir()
     for path in ("gatherer-tutor/recall.html", "gatherer-tutor/hillgiant.html", "mightstone-samples/scryfall/ruling.json"):
         shutil.copyfile(shared / "realdata" / path, folder / Path(path).name)
     (folder / "blob.bin").write_bytes(bytes(range(256)) * 8)
-    result = runner.invoke(main, ["ingest", str(folder), "--index", str(tmp_path / "ix")])
+    result = runner.invoke(cli, ["ingest", str(folder), "--index", str(tmp_path / "ix")])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[1].split() == ["format", "files", "rulings", "skipped", "rejected"]
