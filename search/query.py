@@ -26,7 +26,8 @@ from pathlib import Path
 from rapidfuzz import fuzz, process
 from whoosh import highlight, qparser
 from whoosh.qparser import syntax
-from whoosh.query import And, Every, NullQuery, Or, Query, Term, TermRange
+from whoosh.matching import ListMatcher, NullMatcher
+from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term, TermRange
 
 from ingest.errors import QueryError
 from ingest.tag import vocabulary
@@ -92,6 +93,24 @@ def lang_filter(code: str) -> Query:
     return Or([Term("lang", c) for c in group]) if len(group) > 1 else Term("lang", group[0])
 
 
+class DateRange(TermRange):
+    """A range of ISO date terms matched through one sorted list of document numbers.
+
+    Whoosh's union of many term matchers under ``ANDNOT`` can step past its end
+    (IndexError in W3LeafMatcher.id, whoosh-reloaded 2.7.5); a ListMatcher of
+    the materialised docnums has no such state, and a date filter needs no score.
+    """
+
+    def matcher(self, searcher, context=None):
+        reader = searcher.reader()
+        ids = set()
+        for btext in self._btexts(reader):
+            ids.update(reader.postings(self.fieldname, btext).all_ids())
+        if not ids:
+            return NullMatcher()
+        return ListMatcher(sorted(ids), all_weights=self.boost)
+
+
 _DATE_VALUE = re.compile(r"(?P<op>>=|<=|=>|=<|>|<|=)?(?P<date>\d{4}(?:-\d{2}(?:-\d{2})?)?)")
 _MIN_DATE, _MAX_DATE = "0000", "9999\uffff"
 
@@ -107,14 +126,14 @@ def date_filter(value: str) -> Query:
     op, day = match.group("op") or "=", match.group("date")
     low, high = day, day + "\uffff"
     if op in (">=", "=>"):
-        return TermRange("dates", low, _MAX_DATE)
+        return DateRange("dates", low, _MAX_DATE)
     if op == ">":
-        return TermRange("dates", high, _MAX_DATE, startexcl=True)
+        return DateRange("dates", high, _MAX_DATE, startexcl=True)
     if op == "<":
-        return TermRange("dates", _MIN_DATE, low, endexcl=True)
+        return DateRange("dates", _MIN_DATE, low, endexcl=True)
     if op in ("<=", "=<"):
-        return TermRange("dates", _MIN_DATE, high)
-    return TermRange("dates", low, high)
+        return DateRange("dates", _MIN_DATE, high)
+    return DateRange("dates", low, high)
 
 
 def _valid_date(text: str) -> bool:
@@ -137,7 +156,7 @@ def filter_query(filters: Filters) -> Query:
     if filters.lang:
         parts.append(lang_filter(filters.lang))
     if filters.since or filters.until:
-        parts.append(TermRange("dates", filters.since or _MIN_DATE, (filters.until or "9999") + "\uffff"))
+        parts.append(DateRange("dates", filters.since or _MIN_DATE, (filters.until or "9999") + "\uffff"))
     if not parts:
         return Every()
     return And(parts) if len(parts) > 1 else parts[0]
@@ -263,7 +282,22 @@ def parse(schema, text: str) -> Query:
         raise QueryError("query is nested too deeply") from None
     if query is None or isinstance(query, type(NullQuery)) or not _searchable_fields(query) - {"mechanics"}:
         raise QueryError(f"query {text!r} has no words to search for")
-    return query
+    return without_andnot(query)
+
+
+def without_andnot(query: Query) -> Query:
+    """Rewrite every ``AndNot(a, b)`` as ``And([a, Not(b)])`` (same documents).
+
+    Whoosh's AndNotMatcher over a union of terms can step past the end of a
+    posting block inside an intersection (IndexError in W3LeafMatcher.id,
+    whoosh-reloaded 2.7.5, e.g. ``date:>0001 ANDNOT counter no``); the Not
+    form uses an InverseMatcher, which has no such fault.
+    """
+    if isinstance(query, AndNot):
+        return And([without_andnot(query.a), Not(without_andnot(query.b))])
+    if query.is_leaf():
+        return query
+    return query.apply(without_andnot)
 
 
 def _searchable_fields(query: Query) -> set[str]:
