@@ -45,8 +45,8 @@ from rapidfuzz.distance import Indel
 from ingest.model import Entry, Related, Ruling, Variant
 
 NUM_PERM = 64
-LSH_THRESHOLD = 0.3
-LSH_WEIGHTS = (0.3, 0.7)       # false positives cost a verifier call, false negatives a missed merge
+LSH_THRESHOLD = 0.4
+LSH_WEIGHTS = (0.5, 0.5)       # false positives cost a verifier call, false negatives a missed merge
 RELATED_SIMILARITY = 0.75      # refused candidates at least this similar become Related links
 MIN_SIMILARITY = 0.55          # below this token-sequence similarity two texts are never the same
 MAX_RELATED = 5
@@ -184,6 +184,7 @@ def _en_soft_stems() -> frozenset[str]:
     return frozenset(_stem(w) for w in _EN_SOFT) | _EN_SOFT
 
 
+@lru_cache(maxsize=100_000)
 def _stem(word: str) -> str:
     if word in _IRREGULAR:
         return _IRREGULAR[word]
@@ -260,14 +261,14 @@ def same_ruling(a: str, b: str) -> Verdict:
     sim = Indel.normalized_similarity(fa.tokens, fb.tokens)
     if fa.zh != fb.zh:
         return Verdict(False, sim, "different language")
+    if sim < MIN_SIMILARITY:
+        return Verdict(False, sim, "wording differs")
     if fa.guards != fb.guards:
         ga, gb = Counter(dict(fa.guards)), Counter(dict(fb.guards))
         return Verdict(False, sim, "guard token differs: " + _versus(ga - gb, gb - ga))
     if fa.effects != fb.effects:
         return Verdict(False, sim, "named effect differs: " + _versus(
             Counter(fa.effects - fb.effects), Counter(fb.effects - fa.effects)))
-    if sim < MIN_SIMILARITY:
-        return Verdict(False, sim, "wording differs")
     left_a, left_b = _hard_difference(fa, fb)
     if left_a or left_b:
         return Verdict(False, sim, "wording differs: " + _versus(left_a, left_b))
@@ -394,8 +395,9 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
     keys = list(by_text)
     hashes = MinHash.bulk([shingles(_hard_tokens(compare_form(m))) for _, m in keys], num_perm=NUM_PERM)
     for (lang, match), mh in zip(keys, hashes):
-        index = lsh.setdefault(lang, MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM,
-                                                weights=LSH_WEIGHTS))
+        if lang not in lsh:
+            lsh[lang] = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM, weights=LSH_WEIGHTS)
+        index = lsh[lang]
         best: tuple[float, int] | None = None
         refused = []
         for key in index.query(mh):
@@ -417,7 +419,7 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
             pair = (min(key, target), max(key, target))
             if pair[0] != pair[1] and (pair not in links or links[pair][0] < verdict.similarity):
                 links[pair] = (verdict.similarity, verdict.reason or "wording differs")
-    entries = [_entry([(r, sim) for m, sim in group for r in by_text[(lang, m)]])
+    entries = [_entry([(r, sim) for m, sim in group for r in by_text[(lang, m)]])  # sim: comparison form
                for (lang, _), group in zip(leaders, members)]
     _link(entries, links)
     return entries
@@ -446,7 +448,7 @@ def relink(entries: list[Entry], renamed: dict[str, str]) -> None:
 
 def _entry(group: list[tuple[Ruling, float]]) -> Entry:
     canonical = min((r for r, _ in group), key=_rank)
-    variants = sorted((Variant(r, 1.0 if r.match == canonical.match else s) for r, s in group),
+    variants = sorted((Variant(r, fuzz.ratio(canonical.match, r.match) / 100.0) for r, _ in group),
                       key=lambda v: (v.ruling.date or "", v.ruling.source.path, v.ruling.position))
     repairs = sorted({note for v in variants for note in v.ruling.repairs})
     return Entry(id=entry_id(v.ruling.match for v in variants), text=canonical.text,
