@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
+import numpy as np
 import snowballstemmer
 from datasketch import MinHash, MinHashLSH
 from rapidfuzz import fuzz
@@ -50,6 +51,7 @@ LSH_WEIGHTS = (0.5, 0.5)       # false positives cost a verifier call, false neg
 RELATED_SIMILARITY = 0.75      # refused candidates at least this similar become Related links
 MIN_SIMILARITY = 0.55          # below this token-sequence similarity two texts are never the same
 MAX_RELATED = 5
+MAX_CANDIDATES = 48            # leaders verified per text, nearest by MinHash Jaccard: keeps the work linear
 PLACEHOLDER = "~"
 
 _CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
@@ -390,6 +392,7 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
         by_text[(_lang_key(ruling), ruling.match)].append(ruling)
     lsh: dict[str, MinHashLSH] = {}
     leaders: list[tuple[str, str]] = []
+    leader_hashes: list = []
     members: list[list[tuple[str, float]]] = []
     links: dict[tuple[int, int], tuple[float, str]] = {}
     keys = list(by_text)
@@ -400,7 +403,7 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
         index = lsh[lang]
         best: tuple[float, int] | None = None
         refused = []
-        for key in index.query(mh):
+        for key in _nearest(index.query(mh), mh, leader_hashes):
             verdict = same_ruling(leaders[key][1], match)
             if verdict.same:
                 if best is None or (verdict.similarity, -key) > (best[0], -best[1]):
@@ -413,6 +416,7 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
         else:
             target = len(leaders)
             leaders.append((lang, match))
+            leader_hashes.append(mh.hashvalues)
             members.append([(match, 1.0)])
             index.insert(target, mh)
         for key, verdict in refused:
@@ -423,6 +427,16 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
                for (lang, _), group in zip(leaders, members)]
     _link(entries, links)
     return entries
+
+
+def _nearest(keys: list[int], mh: MinHash, leader_hashes: list) -> list[int]:
+    """At most MAX_CANDIDATES candidate leaders, highest estimated Jaccard first (ties by key)."""
+    keys = sorted(keys)
+    if len(keys) <= MAX_CANDIDATES:
+        return keys
+    estimates = (np.array([leader_hashes[k] for k in keys]) == mh.hashvalues).mean(axis=1)
+    order = sorted(range(len(keys)), key=lambda i: (-estimates[i], keys[i]))
+    return [keys[i] for i in order[:MAX_CANDIDATES]]
 
 
 def _lang_key(ruling: Ruling) -> str:
