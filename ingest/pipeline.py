@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ingest.dedup import dedup
+from ingest.language import declared_disagrees
 from ingest.model import Entry, Ruling
 from ingest.normalise import Rejection, normalise
 from ingest.tag import tag
@@ -20,6 +21,7 @@ class PipelineResult:
 
     entries: list[Entry]
     rejections: list[Rejection] = field(default_factory=list)
+    language_mismatches: list[Ruling] = field(default_factory=list)   # declared_lang != detected lang
 
     def rejected_counts(self) -> dict[str, int]:
         """Rejected rulings per reason."""
@@ -39,7 +41,8 @@ def build_entries(rulings: list[Ruling], previous_ids: dict[tuple, str] | None =
     entries = dedup(kept)
     assign_ids(entries, previous_ids or {}, aliases or {})
     tag(entries)
-    return PipelineResult(entries, rejections)
+    mismatches = [r for r in kept if declared_disagrees(r.declared_lang, r.lang)]
+    return PipelineResult(entries, rejections, mismatches)
 
 
 def assign_ids(entries: list[Entry], previous_ids: dict[tuple, str],

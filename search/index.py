@@ -16,6 +16,7 @@ from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from ingest.errors import DamagedIndex
 from ingest.model import Entry, entry_to_dict
 from search.analysis import card_key, name_analyzer, rulings_analyzer
+from search.languages import field_for, schema_fields
 
 WHOOSH_DIR = "whoosh"
 
@@ -32,6 +33,7 @@ def schema() -> Schema:
         lang=ID(),
         date=ID(sortable=True),
         entry=STORED(),
+        **schema_fields(TEXT),          # text_zh, text_cjk, text_de ... (search/languages.py)
     )
 
 
@@ -46,8 +48,8 @@ def card_keys(cards: list[str]) -> list[str]:
 
 
 def document(entry_json: dict) -> dict:
-    """The Whoosh document of one entry in its JSON shape."""
-    return {
+    """The Whoosh document of one entry in its JSON shape; its text goes to its language's field."""
+    doc = {
         "id": entry_json["id"],
         "text": entry_json["text"] + "\n" + "\n".join(
             sorted({v.get("repaired_text") or v["text"] for v in entry_json["variants"]}
@@ -60,6 +62,8 @@ def document(entry_json: dict) -> dict:
         "date": entry_json["date"] or "",
         "entry": json.dumps(entry_json, ensure_ascii=False),
     }
+    doc[field_for(entry_json["lang"])] = doc.pop("text")
+    return doc
 
 
 def write_entries(index_dir: Path, entries: list[Entry]) -> None:

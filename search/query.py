@@ -17,8 +17,10 @@ from whoosh.query import And, Every, NullQuery, Or, Term, TermRange
 from ingest.errors import QueryError
 from search import index
 from search.analysis import card_key
+from search.languages import field_for, text_fields
 
 LANG_GROUPS = {"zh": ("zh-hans", "zh-hant")}
+TEXT_FIELDS = text_fields()     # "text" (English) and each language family's field
 
 
 @dataclass
@@ -62,7 +64,7 @@ def parse(ix, text: str):
 
     Raises QueryError for a query with no searchable words.
     """
-    parser = qparser.MultifieldParser(["text", "cards", "mechanics"], ix.schema,
+    parser = qparser.MultifieldParser([*TEXT_FIELDS, "cards", "mechanics"], ix.schema,
                                       group=qparser.AndGroup)
     parser.remove_plugin_class(qparser.FieldsPlugin)
     parser.remove_plugin_class(qparser.WildcardPlugin)
@@ -93,7 +95,7 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
         for hit in hits:
             entry = json.loads(hit["entry"])
             entry["score"] = round(hit.score or 0.0, 3)
-            entry["snippet"] = snippet(hit, entry["text"]) if text else entry["text"][:300]
+            entry["snippet"] = snippet(hit, entry["text"], field_for(entry["lang"])) if text else entry["text"][:300]
             results.append(entry)
     return results
 
@@ -103,11 +105,11 @@ class _MarkFormatter(highlight.Formatter):
         return "**" + highlight.get_text(text, token, replace) + "**"
 
 
-def snippet(hit, text: str) -> str:
+def snippet(hit, text: str, field: str = "text") -> str:
     """The canonical text's best fragment with matched words as ``**word**`` (original spelling)."""
     try:
         hit.results.formatter = _MarkFormatter()
-        fragment = hit.highlights("text", text=text, top=2)
+        fragment = hit.highlights(field, text=text, top=2)
     except Exception:  # highlighting is cosmetic; never fail a search over it
         fragment = ""
     return fragment or text[:300]
