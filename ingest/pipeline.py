@@ -1,4 +1,4 @@
-"""Run the ingest stages in order: normalise -> dedup -> ids -> tag.
+"""Run the ingest stages in order: normalise -> dedup -> ids -> tag -> translation links.
 
 Reading is separate (ingest/read.py) so that callers can cache parsed sources.
 """
@@ -13,6 +13,7 @@ from ingest.language import declared_disagrees
 from ingest.model import Entry, Ruling
 from ingest.normalise import Rejection, normalise
 from ingest.tag import tag
+from ingest.translate import link_translations
 
 
 @dataclass
@@ -41,6 +42,7 @@ def build_entries(rulings: list[Ruling], previous_ids: dict[tuple, str] | None =
     entries = dedup(kept)
     assign_ids(entries, previous_ids or {}, aliases or {})
     tag(entries)
+    link_translations(entries)
     mismatches = [r for r in kept if declared_disagrees(r.declared_lang, r.lang)]
     return PipelineResult(entries, rejections, mismatches)
 
