@@ -32,6 +32,16 @@ from functools import lru_cache
 
 LATIN = ("en", "de", "fr", "it", "es", "pt")
 CJK_SHARE = 0.25        # share of CJK letters above which a text is read as CJK
+SAMPLE = 300            # characters of a text the detector reads
+# English words that are not words of de fr it es pt: a pure-ASCII text made of
+# enough of them is English without asking the detector.
+ENGLISH_MARKERS = frozenset(
+    "the of to and is you that it if its with this be are for will won't don't doesn't can't "
+    "isn't player players creature creatures card cards spell ability abilities control "
+    "controls when whenever would has have your they their each any".split())
+_ASCII_WORD = re.compile(r"[a-z']+")
+_TYPOGRAPHY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"',
+                             "\u2014": "-", "\u2013": "-", "\u2212": "-", "\u2022": "*"})
 
 # Chinese words inside mana/game symbol braces -> the English symbol letters (CR 107).
 ZH_SYMBOLS = {
@@ -167,16 +177,35 @@ def _lingua_code(language) -> str | None:
     return names.get(language.name) if language is not None else None
 
 
+def looks_english(text: str) -> bool:
+    """True for a pure-ASCII text (typographic quotes and dashes allowed) of which at least a
+    quarter of the words, and 3 or more, are ENGLISH_MARKERS."""
+    text = text.translate(_TYPOGRAPHY)
+    if not text.isascii():
+        return False
+    words = _ASCII_WORD.findall(text.lower())
+    markers = sum(word in ENGLISH_MARKERS for word in words)
+    return markers >= 3 and markers * 4 >= len(words)
+
+
 def detect_language(text: str, default: str = "en") -> str:
     """The language code (``ingest.model.LANGUAGES``) of a ruling text; default when it has no letters.
 
-    Script first (kana ja, hangul ko, Han zh-Hans/zh-Hant, Cyrillic ru), then
-    lingua restricted to the Latin languages for Latin text.
+    Script first (kana ja, hangul ko, Han zh-Hans/zh-Hant, Cyrillic ru); a
+    pure-ASCII text that looks_english() is English; other Latin text goes to
+    lingua restricted to the Latin languages. Results are cached by text.
     """
+    return _detect(text) or default
+
+
+@lru_cache(maxsize=65536)
+def _detect(text: str) -> str | None:
+    if looks_english(text):
+        return "en"
     counts = _script_counts(text)
     letters = sum(counts.values())
     if not letters:
-        return default
+        return None
     cjk = counts["han"] + counts["kana"] + counts["hangul"]
     if cjk / letters >= CJK_SHARE:
         if counts["hangul"] > counts["kana"] and counts["hangul"] >= counts["han"] / 4:
@@ -187,12 +216,9 @@ def detect_language(text: str, default: str = "en") -> str:
     if counts["cyrillic"] > counts["latin"]:
         return "ru"
     if counts["latin"] >= letters / 2:
-        code = _lingua_code(_detector(LATIN).detect_language_of(text))
-    else:
-        code = _lingua_code(_detector(tuple(_LINGUA)).detect_language_of(text))
-        if code == "zh":
-            return chinese_script(text)
-    return code or default
+        return _lingua_code(_detector(LATIN).detect_language_of(text[:SAMPLE]))
+    code = _lingua_code(_detector(tuple(_LINGUA)).detect_language_of(text[:SAMPLE]))
+    return chinese_script(text) if code == "zh" else code
 
 
 def declared_disagrees(declared: str | None, detected: str) -> bool:

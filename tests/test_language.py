@@ -99,3 +99,12 @@ def test_declared_disagrees():
     assert declared_disagrees("zh", "zh-Hant") is False
     assert declared_disagrees("zh-Hans", "zh-Hant") is True
     assert declared_disagrees(None, "en") is False
+
+
+def test_obvious_english_skips_the_detector():
+    from ingest.language import looks_english
+    assert looks_english("If Consulate Crackdown leaves the battlefield before its triggered ability "
+                         "resolves, no artifacts will be exiled.")
+    assert looks_english("You can’t respond to this ability—it’s a mana ability.")
+    assert not looks_english(SAMPLES["de"])
+    assert not looks_english("Die Karte ist ein Artefakt und die Kreatur ist tot.")
