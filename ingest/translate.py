@@ -32,10 +32,20 @@ from ingest.language import to_simplified
 from ingest.model import Entry, Ruling, Translation
 
 ZH_PER_EN = 0.36          # median length ratio of linked pairs (Chinese chars / English chars)
-MIN_SCORE = 0.55
+MIN_SCORE = 0.55         # first pass, without a lexicon
+LEXICAL_MIN_SCORE = 0.55
+GENERAL_MIN_SCORE = 0.7   # general notes are matched without a card, so a stricter bar
+LEXICON_SEED_SCORE = 0.7  # first-pass pairs the lexicon is learnt from
+LEXICON_DICE = 0.3
 WEIGHTS = {"guards": 0.4, "length": 0.3, "position": 0.2, "mechanics": 0.1}
+LEXICAL_WEIGHTS = {"lexical": 0.45, "guards": 0.2, "length": 0.15, "position": 0.15, "mechanics": 0.05}
+STOP_WORDS = frozenset(
+    "the and that this with for are was were will would can can't isn't won't doesn't don't its it's "
+    "you your they their them then than from into onto has have had any each one not all but".split())
 
 _GUARD = re.compile(r"\{[^{}]*\}|[+-][\dx]+/[+-][\dx]+|\d+")
+_EN_WORD = re.compile(r"[a-z]{3,}")
+_HAN_RUN = re.compile(r"[\u4e00-\u9fff]+")
 _NOTE = re.compile(r"[（(][^）)]*[）)]\s*$")
 
 
@@ -74,19 +84,91 @@ def guards(match: str) -> Counter:
     return Counter(_GUARD.findall(match))
 
 
+def english_words(match: str) -> frozenset[str]:
+    """Content words (3+ letters, not STOP_WORDS) of an English matching-form text."""
+    return frozenset(w for w in _EN_WORD.findall(match) if w not in STOP_WORDS)
+
+
+def chinese_bigrams(match: str) -> frozenset[str]:
+    """Pairs of adjacent Han characters of a Chinese matching-form text."""
+    return frozenset(a + b for run in _HAN_RUN.findall(match) for a, b in zip(run, run[1:]))
+
+
+def learn_lexicon(pairs: list[tuple[Ruling, Ruling]], min_count: int = 3,
+                  min_dice: float = LEXICON_DICE) -> dict[str, frozenset[str]]:
+    """English word -> the Chinese bigrams that translate it, learnt from linked (zh, en) pairs.
+
+    A bigram is kept for a word when their Dice coefficient over the pairs
+    (2 * pairs with both / (pairs with the word + pairs with the bigram)) is at
+    least min_dice and the word occurs in at least min_count pairs; at most 3 per word.
+    """
+    word_count, bigram_count, both = Counter(), Counter(), defaultdict(Counter)
+    for zh, en in pairs:
+        words, bigrams = english_words(en.match), chinese_bigrams(zh.match)
+        word_count.update(words)
+        bigram_count.update(bigrams)
+        for word in words:
+            both[word].update(bigrams)
+    lexicon = {}
+    for word, n in word_count.items():
+        if n < min_count:
+            continue
+        scored = sorted(((2 * c / (n + bigram_count[b]), b) for b, c in both[word].items()), reverse=True)
+        kept = frozenset(b for dice, b in scored[:3] if dice >= min_dice)
+        if kept:
+            lexicon[word] = kept
+    return lexicon
+
+
+class Scorer:
+    """Pair scores (0..1) for (Chinese ruling, English ruling), with an optional learnt lexicon."""
+
+    def __init__(self, entry_of: dict[int, Entry], lexicon: dict[str, frozenset[str]] | None = None):
+        self.entry_of = entry_of
+        self.lexicon = lexicon or {}
+        self._features: dict[int, tuple] = {}
+
+    def _of(self, ruling: Ruling) -> tuple:
+        key = id(ruling)
+        if key not in self._features:
+            zh = ruling.lang.startswith("zh")
+            words = chinese_bigrams(ruling.match) if zh else english_words(ruling.match)
+            self._features[key] = (guards(ruling.match), len(ruling.match), words,
+                                   set(self.entry_of[key].mechanics) if key in self.entry_of else set())
+        return self._features[key]
+
+    def lexical(self, zh_bigrams: frozenset[str], en_words: frozenset[str]) -> float | None:
+        """Share of the English words with a lexicon entry whose translation occurs; None below 2 such words."""
+        known = [w for w in en_words if w in self.lexicon]
+        if len(known) < 2:
+            return None
+        return sum(1 for w in known if self.lexicon[w] & zh_bigrams) / len(known)
+
+    def __call__(self, zh: Ruling, en: Ruling, zh_pos: float | None, en_pos: float | None) -> float:
+        """The pair score; positions are 0..1 within the card, None when position does not count."""
+        gz, nz, bz, mz = self._of(zh)
+        ge, ne, we, me = self._of(en)
+        total = sum(gz.values()) + sum(ge.values())
+        parts = {
+            "guards": 2 * sum((gz & ge).values()) / total if total else 0.6,
+            "length": math.exp(-abs(math.log(max(nz / max(ne, 1) / ZH_PER_EN, 1e-6))) * 2.5),
+            "position": 0.6 if zh_pos is None else 1.0 - min(abs(zh_pos - en_pos), 1.0),
+            "mechanics": len(mz & me) / len(mz | me) if mz | me else 0.6,
+        }
+        lexical = self.lexical(bz, we) if self.lexicon else None
+        weights = WEIGHTS if lexical is None else LEXICAL_WEIGHTS
+        if lexical is not None:
+            parts["lexical"] = lexical
+        return sum(weights[k] * v for k, v in parts.items())
+
+
 def pair_score(zh: Ruling, en: Ruling, zh_pos: float, en_pos: float,
-               zh_mechanics: set[str], en_mechanics: set[str]) -> float:
-    """How likely (0..1) the Chinese ruling translates the English one; positions are 0..1 within the card."""
-    gz, ge = guards(zh.match), guards(en.match)
-    total = sum(gz.values()) + sum(ge.values())
-    guard = 2 * sum((gz & ge).values()) / total if total else 0.6
-    ratio = len(zh.match) / max(len(en.match), 1) / ZH_PER_EN
-    length = math.exp(-abs(math.log(max(ratio, 1e-6))) * 2.5)
-    position = 1.0 - min(abs(zh_pos - en_pos), 1.0)
-    union = zh_mechanics | en_mechanics
-    mechanics = len(zh_mechanics & en_mechanics) / len(union) if union else 0.6
-    return (WEIGHTS["guards"] * guard + WEIGHTS["length"] * length
-            + WEIGHTS["position"] * position + WEIGHTS["mechanics"] * mechanics)
+               zh_mechanics: set[str] = frozenset(), en_mechanics: set[str] = frozenset()) -> float:
+    """How likely (0..1) the Chinese ruling translates the English one, without a lexicon."""
+    scorer = Scorer({})
+    scorer._features[id(zh)] = (guards(zh.match), len(zh.match), chinese_bigrams(zh.match), set(zh_mechanics))
+    scorer._features[id(en)] = (guards(en.match), len(en.match), english_words(en.match), set(en_mechanics))
+    return scorer(zh, en, zh_pos, en_pos)
 
 
 def align(scores: list[list[float]], minimum: float = MIN_SCORE) -> list[tuple[int, int]]:
@@ -143,6 +225,16 @@ def link_rulings(entries: list[Entry], names: dict[str, dict[str, str]] | None =
                 name = english_name(r.card, r.set_code, names)
                 if name:
                     chinese[(r.set_code.upper(), _card_key(name))].append(r)
+    first = _card_pairs(chinese, english, Scorer(entry_of))
+    lexicon = learn_lexicon([(z, e) for z, e, score in first if score >= LEXICON_SEED_SCORE])
+    scorer = Scorer(entry_of, lexicon)
+    pairs = [(z, e) for z, e, _ in _card_pairs(chinese, english, scorer)]
+    return pairs + _link_general_notes(entries, entry_of, english, names, scorer)
+
+
+def _card_pairs(chinese: dict[tuple[str, str], list[Ruling]], english: dict[tuple[str, str], list[Ruling]],
+                scorer: Scorer) -> list[tuple[Ruling, Ruling, float]]:
+    """Align each card's Chinese rulings with the same card's English rulings: (zh, en, score) triples."""
     pairs = []
     for key, zh_rulings in chinese.items():
         en_rulings = _distinct(english.get(key, []))
@@ -153,10 +245,55 @@ def link_rulings(entries: list[Entry], names: dict[str, dict[str, str]] | None =
             continue
         zh_rulings = sorted(_distinct(zh_rulings), key=lambda r: (r.source.path, r.position))
         en_rulings = sorted(en_rulings, key=lambda r: (r.source.path, r.position))
-        scores = [[pair_score(z, e, _position(i, len(zh_rulings)), _position(j, len(en_rulings)),
-                              set(entry_of[id(z)].mechanics), set(entry_of[id(e)].mechanics))
+        scores = [[scorer(z, e, _position(i, len(zh_rulings)), _position(j, len(en_rulings)))
                    for j, e in enumerate(en_rulings)] for i, z in enumerate(zh_rulings)]
-        pairs += [(zh_rulings[i], en_rulings[j]) for i, j in align(scores)]
+        minimum = LEXICAL_MIN_SCORE if scorer.lexicon else MIN_SCORE
+        pairs += [(zh_rulings[i], en_rulings[j], scores[i][j]) for i, j in align(scores, minimum)]
+    return pairs
+
+
+def _link_general_notes(entries: list[Entry], entry_of: dict[int, Entry],
+                        english: dict[tuple[str, str], list[Ruling]],
+                        names: dict[str, dict[str, str]], scorer: Scorer) -> list[tuple[Ruling, Ruling]]:
+    """Link the general notes of a set's release notes (Chinese rulings with no known card).
+
+    Gatherer repeats a mechanic's general notes on every card with the mechanic,
+    in the release notes' order. So the set's Chinese general notes (in document
+    order) are aligned with each card's English rulings that recur on two or more
+    cards of the set; each Chinese note is linked to the English ruling it was
+    paired with most often (ties: higher summed score), position not counted.
+    """
+    general: dict[str, list[Ruling]] = defaultdict(list)
+    for entry in entries:
+        for variant in entry.variants:
+            r = variant.ruling
+            if r.lang.startswith("zh") and r.set_code and not (r.card and english_name(r.card, r.set_code, names)):
+                general[r.set_code.upper()].append(r)
+    pairs = []
+    for set_code, notes in general.items():
+        notes = sorted(_distinct(notes), key=lambda r: (r.source.path, r.position))
+        cards_of = defaultdict(set)
+        for (code, card), rulings in english.items():
+            if code == set_code:
+                for r in rulings:
+                    cards_of[entry_of[id(r)].id].add(card)
+        votes: dict[int, Counter] = defaultdict(Counter)
+        by_entry: dict[str, Ruling] = {}
+        for (code, card), rulings in english.items():
+            if code != set_code:
+                continue
+            recurring = [r for r in _distinct(rulings) if len(cards_of[entry_of[id(r)].id]) > 1]
+            if not recurring:
+                continue
+            recurring.sort(key=lambda r: (r.source.path, r.position))
+            scores = [[scorer(z, e, None, None) for e in recurring] for z in notes]
+            for i, j in align(scores, GENERAL_MIN_SCORE):
+                target = entry_of[id(recurring[j])].id
+                by_entry[target] = recurring[j]
+                votes[i][target] += 1 + scores[i][j]
+        for i, counter in votes.items():
+            target, _ = counter.most_common(1)[0]
+            pairs.append((notes[i], by_entry[target]))
     return pairs
 
 
