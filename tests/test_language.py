@@ -108,3 +108,23 @@ def test_obvious_english_skips_the_detector():
     assert looks_english("You can’t respond to this ability—it’s a mana ability.")
     assert not looks_english(SAMPLES["de"])
     assert not looks_english("Die Karte ist ein Artefakt und die Kreatur ist tot.")
+
+
+def test_stats_count_languages_per_ruling(runner, seed_index):
+    import json
+    from search.cli import cli
+    result = runner.invoke(cli, ["stats", "--format", "json", "--index", str(seed_index)])
+    assert json.loads(result.stdout)["languages"] == {"en": 54}
+
+
+def test_ingest_json_reports_language_mismatches(runner, tmp_path, shared):
+    # the AER release notes declare en-US as the Word document's language; their text is Chinese
+    import json
+    from search.cli import cli
+    doc = shared / "realdata/zh-cn-release-notes-athenacykes/release_notes/faq_aer.docx"
+    result = runner.invoke(cli, ["ingest", str(doc), "--format", "json", "--index", str(tmp_path / "ix")])
+    mismatches = json.loads(result.stdout)["language_mismatches"]
+    assert len(mismatches) == 296
+    assert {(m["declared"], m["detected"]) for m in mismatches} == {("en", "zh-Hans")}
+    stats = json.loads(runner.invoke(cli, ["stats", "--format", "json", "--index", str(tmp_path / "ix")]).stdout)
+    assert stats["languages"] == {"zh-Hans": 296}

@@ -60,3 +60,22 @@ def test_links_each_chinese_ruling_to_the_english_it_translates():
 
 def by_text_of(entries, entry_id):
     return next(e.text[:6] for e in entries if e.id == entry_id)
+
+
+def test_aer_release_notes_link_to_mtgjson_v3(shared):
+    from ingest.read import read_file
+    from ingest.translate import link_rulings
+    root = shared / "realdata"
+    rulings = (read_file(root / "zh-cn-release-notes-athenacykes/release_notes/faq_aer.docx").rulings
+               + read_file(root / "mtgjson3-sets/AER.json").rulings)
+    entries = build_entries(rulings).entries
+    assert sum(r.lang == "zh-Hans" for r in rulings) == 296
+    assert sum(r.lang == "en" for r in rulings) == 772
+    pairs = link_rulings(entries)
+    assert len({id(z) for z, _ in pairs}) == len(pairs) == 272          # 91.9% of 296
+    crackdown = [(z.text[:6], e.text[:24]) for z, e in pairs if z.card == "执政院镇压"]
+    assert crackdown == [("如果执政院镇", "If Consulate Crackdown l"), ("结附于所放逐", "Auras attached to the ex"),
+                         ("如果衍生神器", "If an artifact token is "), ("所放逐的牌会", "The exiled cards return "),
+                         ("在多人游戏中", "In a multiplayer game, i")]
+    linked = next(e for e in entries if e.text.startswith("如果衍生神器被放逐"))
+    assert [t.text[:24] for t in linked.translations] == ["If an artifact token is "]
