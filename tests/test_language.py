@@ -118,13 +118,13 @@ def test_stats_count_languages_per_ruling(runner, seed_index):
 
 
 def test_ingest_json_reports_language_mismatches(runner, tmp_path, shared):
-    # the AER release notes declare en-US as the Word document's language; their text is Chinese
+    # the GRN release notes declare en-US as the Word document's language; their text is Chinese
     import json
     from search.cli import cli
-    doc = shared / "realdata/zh-cn-release-notes-athenacykes/release_notes/faq_aer.docx"
+    doc = shared / "realdata/zh-cn-release-notes-athenacykes/release_notes/faq_grn.docx"
     result = runner.invoke(cli, ["ingest", str(doc), "--format", "json", "--index", str(tmp_path / "ix")])
     mismatches = json.loads(result.stdout)["language_mismatches"]
-    assert len(mismatches) == 296
+    assert len(mismatches) == 349
     assert {(m["declared"], m["detected"]) for m in mismatches} == {("en", "zh-Hans")}
     stats = json.loads(runner.invoke(cli, ["stats", "--format", "json", "--index", str(tmp_path / "ix")]).stdout)
-    assert stats["languages"] == {"zh-Hans": 296}
+    assert stats["languages"] == {"zh-Hans": 349}
