@@ -1,4 +1,4 @@
-"""Run the ingest stages in order: normalise -> dedup -> ids -> tag.
+"""Run the ingest stages in order: normalise -> dedup -> ids -> tag -> translation links.
 
 Reading is separate (ingest/read.py) so that callers can cache parsed sources.
 """
@@ -9,9 +9,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ingest.dedup import dedup, relink
+from ingest.language import declared_disagrees
 from ingest.model import Entry, Ruling
 from ingest.normalise import Rejection, normalise
 from ingest.tag import tag
+from ingest.translate import link_translations
 
 
 @dataclass
@@ -20,6 +22,7 @@ class PipelineResult:
 
     entries: list[Entry]
     rejections: list[Rejection] = field(default_factory=list)
+    language_mismatches: list[Ruling] = field(default_factory=list)   # declared_lang != detected lang
 
     def rejected_counts(self) -> dict[str, int]:
         """Rejected rulings per reason."""
@@ -41,7 +44,9 @@ def build_entries(rulings: list[Ruling], previous_ids: dict[tuple, str] | None =
     assign_ids(entries, previous_ids or {}, aliases or {})
     relink(entries, {old: entry.id for old, entry in zip(content_ids, entries)})
     tag(entries)
-    return PipelineResult(entries, rejections)
+    link_translations(entries)
+    mismatches = [r for r in kept if declared_disagrees(r.declared_lang, r.lang)]
+    return PipelineResult(entries, rejections, mismatches)
 
 
 def assign_ids(entries: list[Entry], previous_ids: dict[tuple, str],

@@ -60,6 +60,7 @@ class IngestReport:
     rejected_rulings: dict[str, int]
     seconds: float
     named_failures: list[str] = field(default_factory=list)
+    language_mismatches: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """PRODUCT.md "Other JSON shapes": rulings, entries, formats, skipped, rejected, rejected_rulings, seconds."""
@@ -77,6 +78,7 @@ class IngestReport:
             "rejected": [{"path": r.path, "reason": r.rejected} for r in self.files if r.rejected],
             "rejected_rulings": self.rejected_rulings,
             "seconds": round(self.seconds, 3),
+            "language_mismatches": self.language_mismatches,
         }
 
 
@@ -166,7 +168,9 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
                 del state.sources[key]
     entries, rejected = rebuild_entries(index_dir, state)
     save_state(index_dir, state)
-    return IngestReport(files, len(entries), rejected, time.perf_counter() - started, named_failures)
+    mismatches = summary(index_dir).get("language_mismatches", [])
+    return IngestReport(files, len(entries), rejected, time.perf_counter() - started, named_failures,
+                        mismatches)
 
 
 def remembered_rulings(state: State) -> list[Ruling]:
@@ -202,11 +206,19 @@ def rebuild_entries(index_dir: Path, state: State) -> tuple[list[Entry], dict[st
     index.write_entries(index_dir, result.entries)
     state.ids = {v.ruling.key(): e.id for e in result.entries for v in e.variants}
     state.aliases = {e.id: e.aliases for e in result.entries if e.aliases}
-    write_summary(index_dir, state, result.entries, result.rejected_counts())
+    write_summary(index_dir, state, result.entries, result.rejected_counts(),
+                  [mismatch_json(r) for r in result.language_mismatches])
     return result.entries, result.rejected_counts()
 
 
-def write_summary(index_dir: Path, state: State, entries: list[Entry], rejected: dict[str, int]) -> None:
+def mismatch_json(ruling: Ruling) -> dict:
+    """A ruling whose declared language disagrees with the detected one: path, position, declared, detected, text."""
+    return {"path": ruling.source.path, "position": ruling.position, "declared": ruling.declared_lang,
+            "detected": ruling.lang, "text": ruling.text[:80]}
+
+
+def write_summary(index_dir: Path, state: State, entries: list[Entry], rejected: dict[str, int],
+                  language_mismatches: list[dict] | None = None) -> None:
     """Write summary.json: the figures of ``rulings stats`` (PRODUCT.md "Other JSON shapes")."""
     results = [record.result for record in state.sources.values()]
     formats: dict[str, dict[str, int]] = {}
@@ -226,6 +238,7 @@ def write_summary(index_dir: Path, state: State, entries: list[Entry], rejected:
         "formats": dict(sorted(formats.items())),
         "mechanics": len({m for e in entries for m in e.mechanics}),
         "sources": len(results),
+        "language_mismatches": language_mismatches or [],
     }
     (index_dir / SUMMARY).write_text(json.dumps(summary, ensure_ascii=False, indent=1), "utf-8")
 

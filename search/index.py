@@ -16,13 +16,14 @@ from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from ingest.errors import DamagedIndex
 from ingest.model import Entry, entry_to_dict
 from search.analysis import card_key, name_analyzer, rulings_analyzer, terms
+from search.languages import field_for, schema_fields, text_fields
 
 WHOOSH_DIR = "whoosh"
 
 
-# The analysed text fields that bare words and phrases search, with their BM25F boosts.
-# Add a language's text field here (and to schema() and document()) to make it searchable.
-TEXT_FIELDS: tuple[str, ...] = ("text",)
+# The analysed text fields that bare words and phrases search, with their BM25F boosts:
+# "text" (English) and one field per language family (search/languages.py).
+TEXT_FIELDS: tuple[str, ...] = text_fields()
 FIELD_BOOSTS: dict[str, float] = {"text": 1.0, "variants": 0.3, "cards": 0.8, "mechanics": 0.8}
 
 
@@ -57,6 +58,7 @@ def schema() -> Schema:
         date=ID(sortable=True),
         dates=KEYWORD(commas=True),
         entry=STORED(),
+        **schema_fields(TEXT),          # text_zh, text_cjk, text_de ... (search/languages.py)
     )
 
 
@@ -79,13 +81,20 @@ def search_texts(entry_json: dict) -> tuple[str, list[str]]:
 
 
 def document(entry_json: dict) -> dict:
-    """The Whoosh document of one entry in its JSON shape."""
+    """The Whoosh document of one entry in its JSON shape.
+
+    The canonical text goes to the text field of the entry's language
+    (search/languages.py field_for); other variant texts go to ``variants`` for
+    English and, after the canonical text, to the language's own field otherwise.
+    """
     main, others = search_texts(entry_json)
     words = {term for text in [main, *others] for term, *_ in terms(text, stemming=False, joined=False)}
+    field = field_for(entry_json["lang"])
+    texts = {field: main, "variants": "\n".join(others)} if field == "text" else \
+        {field: "\n".join([main, *others])}
     return {
         "id": entry_json["id"],
-        "text": main,
-        "variants": "\n".join(others),
+        **texts,
         "spelling": " ".join(sorted(w for w in words if w[:1].isalpha() and " " not in w)),
         "cards": "\n".join(entry_json["cards"]),
         "card_keys": ",".join(card_keys(entry_json["cards"])),

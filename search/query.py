@@ -33,6 +33,7 @@ from ingest.errors import QueryError
 from ingest.tag import vocabulary
 from search import index
 from search.analysis import card_key, fold, terms
+from search.languages import field_for
 
 LANG_GROUPS = {"zh": ("zh-hans", "zh-hant")}
 FILTER_FIELDS = ("card", "set", "mechanic", "lang", "date")
@@ -335,7 +336,8 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
         for hit in hits:
             entry = json.loads(hit["entry"])
             entry["score"] = round(hit.score or 0.0, 3) if has_text else 0.0
-            entry["snippet"] = snippet(hit, entry["text"]) if has_text else _shorten(entry["text"])
+            entry["snippet"] = (snippet(hit, entry["text"], field_for(entry["lang"])) if has_text
+                                else _shorten(entry["text"]))
             results.append(entry)
     return results
 
@@ -353,7 +355,7 @@ def _shorten(text: str) -> str:
     return text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
 
 
-def snippet(hit, text: str) -> str:
+def snippet(hit, text: str, field: str = "text") -> str:
     """The canonical text's best fragments with matched words as ``**word**`` (as written).
 
     A text of at most SNIPPET_CHARS characters is shown whole; a longer one as its
@@ -362,7 +364,7 @@ def snippet(hit, text: str) -> str:
     """
     short = len(text) <= SNIPPET_CHARS
     hit.results.fragmenter = _WHOLE if short else _SENTENCES
-    fragment = hit.highlights("text", text=text, top=2)
+    fragment = hit.highlights(field, text=text, top=2)
     return fragment or _shorten(text)
 
 
