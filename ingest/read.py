@@ -14,10 +14,10 @@ from typing import Iterable
 
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling
-from ingest.readers import text
+from ingest.readers import jsonl, text
 
 # Order matters: the first reader whose looks_like() accepts the head wins.
-READERS = [text]
+READERS = [jsonl, text]
 HEAD_BYTES = 65536
 
 
