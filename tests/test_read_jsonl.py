@@ -42,6 +42,7 @@ def test_sniffs_by_content_not_suffix(export_file, tmp_path):
     assert sniff(renamed) is jsonl
     assert jsonl.looks_like(b'{"id": "r-1", "text": "x", "variants": []}\n', ".json")
     assert not jsonl.looks_like(b'{"object": "list", "data": []}', ".jsonl")
+    assert not jsonl.looks_like(b'{"meta": {"date": "2025-08-25", "version": "5.2.2"}, "data": {}}', ".json")
     assert not jsonl.looks_like(b"Rulings\n\n\xe2\x80\xa2 2024-06-07\n", ".jsonl")
 
 
@@ -79,14 +80,18 @@ def test_bad_line_names_its_number(export_file):
 
 def test_entry_without_variants_is_rejected(tmp_path):
     path = tmp_path / "e.jsonl"
-    path.write_text('{"meta": {}}\n{"id": "r-1", "text": "x", "variants": []}\n', "utf-8")
+    path.write_text('{"meta": {"selected": {}}}\n{"id": "r-1", "text": "x", "variants": []}\n', "utf-8")
     with pytest.raises(ReadError, match="line 2: not an entry"):
         list(jsonl.read(path))
 
 
 def test_meta_only_export_holds_no_rulings(tmp_path):
     path = tmp_path / "empty.jsonl"
-    path.write_text(json.dumps({"meta": {"entries": 0}}) + "\n", "utf-8")
+    path.write_text(json.dumps({"meta": {"selected": {}, "entries": 0}}) + "\n", "utf-8")
     with pytest.raises(NoRulings):
         list(jsonl.read(path))
     assert read_file(path).skipped == "export holds no entries"
+
+
+def test_mtgjson5_meta_file_is_not_an_export(shared):
+    assert sniff(shared / "realdata" / "mtgjson5-TSP" / "TSP.json").FORMAT == "mtgjson"

@@ -22,13 +22,14 @@ from ingest.model import Ruling, Source
 
 FORMAT = "jsonl"
 
-_META_HEAD = re.compile(rb'^\s*\{\s*"meta"\s*:\s*\{')
+_META_HEAD = re.compile(rb'^\s*\{\s*"meta"\s*:\s*\{\s*"selected"\s*:')
 _ENTRY_HEAD = re.compile(rb'^\s*\{\s*"id"\s*:\s*"[^"\n]*"\s*,\s*"text"\s*:')
 
 
 def looks_like(head: bytes, suffix: str) -> bool:
-    """True when the first line opens a ``{"meta": {`` record, or an entry object (``{"id": …, "text":``)
-    whose first line holds ``"variants"``; the suffix is not needed."""
+    """True when the first line opens our ``{"meta": {"selected":`` record (an MTGJSON v5 file's
+    ``{"meta": {"date": …}}`` does not), or an entry object (``{"id": …, "text":``) whose first
+    line holds ``"variants"``; the suffix is not needed."""
     head = head.removeprefix(b"\xef\xbb\xbf")
     if _META_HEAD.match(head):
         return True
