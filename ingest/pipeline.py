@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ingest.dedup import dedup
+from ingest.dedup import dedup, relink
 from ingest.model import Entry, Ruling
 from ingest.normalise import Rejection, normalise
 from ingest.tag import tag
@@ -37,7 +37,9 @@ def build_entries(rulings: list[Ruling], previous_ids: dict[tuple, str] | None =
     """
     kept, rejections = normalise(rulings)
     entries = dedup(kept)
+    content_ids = [entry.id for entry in entries]
     assign_ids(entries, previous_ids or {}, aliases or {})
+    relink(entries, {old: entry.id for old, entry in zip(content_ids, entries)})
     tag(entries)
     return PipelineResult(entries, rejections)
 
