@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from ingest.errors import RulingsError
-from ingest.tag import vocabulary
 from search import catalog, export as exporter
 from search.commands.mechanics import resolve_mechanic
 from search.commands.options import filter_options, index_option, ready_index
@@ -38,8 +37,7 @@ def export(mechanic, card, set_code, lang, since, until, any_mechanic, query_tex
     jsonl: a {"meta": ...} line, then one entry per line (ingestible again);
     json: an array of entries; csv: one row per entry, or per variant.
     """
-    vocab = {m.id: m for m in vocabulary()}
-    selection = exporter.Selection([resolve_mechanic(m, vocab) for m in mechanic], any_mechanic, card,
+    selection = exporter.Selection([resolve_mechanic(m) for m in mechanic], any_mechanic, card,
                                    set_code, lang, since, until, (query_text or "").strip() or None)
     index_dir = ready_index(index_dir)
     entries = exporter.select(index_dir, selection)
