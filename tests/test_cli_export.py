@@ -199,3 +199,74 @@ def test_help_documents_order(runner):
     result = runner.invoke(cli, ["export", "--help"])
     assert "oldest date first (undated last), then id" in result.stdout
     assert "--any-mechanic" in result.stdout
+
+
+# --- the real corpus (../shared/realdata) -------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def real_index(shared, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("real") / "ix"
+    catalog.ingest(folder, [shared / "realdata"])
+    return folder
+
+
+def mtgjson3_cards_by_ruling(shared, *codes) -> dict[str, set[str]]:
+    """{ruling text: card names (as the MTGJSON reader names them)} over MTGJSON v3 set files."""
+    from ingest.readers.mtgjson import card_name
+    cards: dict[str, set[str]] = {}
+    for code in codes:
+        data = json.loads((shared / "realdata" / "mtgjson3-sets" / f"{code}.json").read_text("utf-8"))
+        for card in data["cards"]:
+            for ruling in card.get("rulings", []):
+                cards.setdefault(ruling["text"], set()).add(card_name(card))
+    return cards
+
+
+def test_real_energy_csv_holds_each_ruling_once(runner, real_index, shared):
+    from ingest.normalise import fold
+    rows = list(csv.DictReader(io.StringIO(export(runner, real_index, "--mechanic", "energy", "--format", "csv"))))
+    assert len({r["id"] for r in rows}) == len(rows)
+    assert len({(r["lang"], fold(r["text"])) for r in rows}) == len(rows)
+    _, entries = jsonl_entries(export(runner, real_index, "--mechanic", "energy"))
+    entry_of = {v["text"]: e["id"] for e in entries for v in e["variants"]}
+    by_id = {r["id"]: r for r in rows}
+    seventy = {t: c for t, c in mtgjson3_cards_by_ruling(shared, "KLD", "AER").items() if len(c) == 70}
+    assert len(seventy) == 6
+    assert len({entry_of[text] for text in seventy}) == 6
+    for text, cards in seventy.items():
+        row = by_id[entry_of[text]]
+        assert set(row["cards"].split("; ")) == cards
+        assert len(row["cards"].split("; ")) == 70
+
+
+def test_real_bbd_by_card_lists_each_distinct_ruling(runner, real_index, shared):
+    from ingest.normalise import fold
+    from search.export import md_escape
+    md = export(runner, real_index, "--set", "BBD", "--group-by", "card", "--format", "md")
+    shown = {}
+    for block in md.split("\n## ")[1:]:
+        heading, *lines = block.splitlines()
+        shown[heading] = sum(1 for line in lines if line.startswith("- "))
+    distinct: dict[str, set[str]] = {}
+    for text, cards in mtgjson3_cards_by_ruling(shared, "BBD").items():
+        for card in cards:
+            distinct.setdefault(md_escape(card), set()).add(fold(text))
+    assert len(distinct) == 155
+    assert {card: shown.get(card) for card in distinct} == {card: len(t) for card, t in distinct.items()}
+    assert shown["Will Kenrith"] == 23
+
+
+def test_real_corpus_jsonl_round_trip(runner, real_index, tmp_path):
+    first = tmp_path / "all.jsonl"
+    export(runner, real_index, "-o", str(first))
+    again = tmp_path / "ix"
+    result = runner.invoke(cli, ["ingest", str(first), "--index", str(again)])
+    assert result.exit_code == 0, result.output
+    second = tmp_path / "again.jsonl"
+    export(runner, again, "-o", str(second))
+    before, after = first.read_text("utf-8").splitlines(), second.read_text("utf-8").splitlines()
+    assert len(before) == catalog.summary(real_index)["entries"] + 1
+    assert before[1:] == after[1:]
+    meta_before, meta_after = json.loads(before[0])["meta"], json.loads(after[0])["meta"]
+    assert {k: meta_before[k] for k in ("sources", "entries", "variants")} == \
+        {k: meta_after[k] for k in ("sources", "entries", "variants")}
