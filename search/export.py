@@ -298,7 +298,9 @@ def to_html(groups, meta: dict, group_by: str | None = None) -> str:
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              "<title>Rulings export</title>", f"<style>{STYLE}</style>", "</head>", "<body>",
              "<h1>Rulings export</h1>", '<dl class="meta">']
-    parts += [f"<dt>{esc(label)}</dt><dd>{esc(value)}</dd>" for label, value in header_lines(meta)]
+    parts += [f"<dt>{esc(label)}</dt><dd>{esc(value)}</dd>" for label, value in header_lines(meta)[:-1]]
+    parts.append(f"<dt>sources</dt><dd><details><summary>{len(meta['sources'])} source files</summary><ul>"
+                 + "".join(f"<li>{esc(path)}</li>" for path in meta["sources"]) + "</ul></details></dd>")
     parts.append("</dl>")
     named = [(i, h) for i, (h, _) in enumerate(groups) if h is not None]
     if named:
