@@ -14,10 +14,11 @@ from typing import Iterable
 
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling
-from ingest.readers import docx, gatherer, mtgjson, pdf, scryfall, text
+from ingest.readers import docx, gatherer, jsonl, mtgjson, pdf, scryfall, text
 
-# Order matters: the first reader whose looks_like() accepts the head wins.
-READERS = [scryfall, mtgjson, gatherer, docx, pdf, text]
+# Order matters: the first reader whose looks_like() accepts the head wins. jsonl (our own
+# export) goes first: its entries hold card and set keys the JSON readers would claim.
+READERS = [jsonl, scryfall, mtgjson, gatherer, docx, pdf, text]
 HEAD_BYTES = 65536
 
 

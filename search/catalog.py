@@ -19,6 +19,7 @@ import pickle
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ingest.errors import DamagedIndex, ReadError
@@ -239,8 +240,22 @@ def write_summary(index_dir: Path, state: State, entries: list[Entry], rejected:
         "mechanics": len({m for e in entries for m in e.mechanics}),
         "sources": len(results),
         "language_mismatches": language_mismatches or [],
+        "ingested": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
     }
     (index_dir / SUMMARY).write_text(json.dumps(summary, ensure_ascii=False, indent=1), "utf-8")
+
+
+def ingested_at(index_dir: Path) -> str:
+    """The index's last ingest time (ISO, UTC): ``ingested`` of summary.json, else the file's mtime.
+
+    Exports write it as their ``created`` time so the same index gives the same bytes.
+    Raises DamagedIndex when summary.json is unreadable.
+    """
+    figures = summary(index_dir)
+    if figures.get("ingested"):
+        return figures["ingested"]
+    mtime = (index_dir / SUMMARY).stat().st_mtime
+    return datetime.fromtimestamp(int(mtime), timezone.utc).isoformat()
 
 
 def summary(index_dir: Path) -> dict:

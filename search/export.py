@@ -1,9 +1,25 @@
 """Export deduplicated ruling sets: jsonl, json, csv, md, html.
 
-Order: oldest date first (an entry's oldest variant date; undated last), then id.
-``group_by`` (md, html) groups entries under headings by mechanic, card or set,
-each group in the same order. Output is UTF-8 text; the same entries give
-byte-identical output apart from the ``created`` time in the metadata.
+Selection (``select``): the selectors of ``Selection`` are combined with AND;
+``mechanics`` requires every listed mechanic unless ``any_mechanic`` is set.
+
+Order (every format): an entry's oldest variant date first (undated entries
+last), then its id. ``group_by`` (md, html) puts entries under headings of
+mechanic, card or set, headings sorted case-insensitively with "(none)" last;
+an entry appears under every heading it belongs to and each group keeps the
+export order (oldest date first, stable within a date by id). When the
+selection names a set or a card, card and set headings come only from the
+variants in that set / of that card, so ``--set BBD --group-by card`` lists
+BBD cards only.
+
+Determinism: the same index gives byte-identical output. The ``created`` time
+of the metadata is the index's last ingest time (``summary.json``), never the
+clock. Output is UTF-8 text with ``\\n`` line ends whatever the locale.
+
+Metadata (PRODUCT.md): the JSONL export's first line is
+``{"meta": {"selected", "created", "sources", "entries", "variants"}}``; md and
+html open with a header saying the same; json is a plain array of entries and
+csv has no metadata line.
 """
 
 from __future__ import annotations
@@ -12,58 +28,126 @@ import csv
 import html
 import io
 import json
-from datetime import datetime, timezone
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ingest.tag import vocabulary
+from search import index, query
+from search.analysis import card_key
 
 FORMATS = ("jsonl", "json", "csv", "md", "html")
 GROUPS = ("mechanic", "card", "set")
+ORDER = "oldest date first (undated last), then id"
+NONE_HEADING = "(none)"
+CARDS_SHOWN = 12
+
+ENTRY_COLUMNS = ["id", "text", "lang", "date", "dates", "mechanics", "cards", "sets", "variants"]
+VARIANT_COLUMNS = ["id", "mechanics", "text", "card", "set", "date", "date_ambiguous", "lang", "oracle_id",
+                   "publisher", "similarity", "source", "format", "position"]
+
+
+@dataclass
+class Selection:
+    """What to export. mechanics: ids (all required, or any with any_mechanic); dates ISO, inclusive."""
+
+    mechanics: list[str] = field(default_factory=list)
+    any_mechanic: bool = False
+    card: str | None = None
+    set_code: str | None = None
+    lang: str | None = None
+    since: str | None = None
+    until: str | None = None
+    query: str | None = None
+
+    def to_dict(self) -> dict:
+        """The ``selected`` record of the metadata: only the selectors given, in a fixed key order."""
+        raw = {"mechanic": list(self.mechanics), "any_mechanic": self.any_mechanic and bool(self.mechanics),
+               "card": self.card, "set": self.set_code, "lang": self.lang, "since": self.since,
+               "until": self.until, "query": self.query}
+        return {k: v for k, v in raw.items() if v}
+
+    def filters(self) -> query.Filters:
+        """The search filters of this selection (mechanics left out when any one of them suffices)."""
+        mechanics = [] if self.any_mechanic else list(self.mechanics)
+        return query.Filters(mechanics, self.card, self.set_code, self.lang, self.since, self.until)
+
+
+def select(index_dir: Path, selection: Selection) -> list[dict]:
+    """The entries (PRODUCT.md JSON shape, no score/snippet) the selection picks, in export order.
+
+    Raises QueryError for a query with no searchable words, DamagedIndex for a damaged index.
+    """
+    filters = selection.filters()
+    text = (selection.query or "").strip()
+    if not text and not filters.any():
+        entries = list(index.all_entries(index_dir))
+    else:
+        ix = index.open_index(index_dir)
+        with ix.searcher() as searcher:
+            if text:
+                hits = searcher.search(query.parse(ix.schema, text), filter=query.filter_query(filters), limit=None)
+            else:
+                hits = searcher.search(query.filter_query(filters), limit=None)
+            entries = [json.loads(hit["entry"]) for hit in hits]
+    if selection.any_mechanic and selection.mechanics:
+        wanted = set(selection.mechanics)
+        entries = [e for e in entries if wanted & set(e["mechanics"])]
+    return sorted(entries, key=export_order)
 
 
 def export_order(entry: dict) -> tuple:
-    """Sort key: oldest variant date first (undated last), then id."""
+    """Sort key of the export order: oldest variant date first (undated last), then id."""
     return (min(entry["dates"]) if entry["dates"] else "9999-99-99", entry["id"])
 
 
-def metadata(entries: list[dict], selected: dict, created: str | None = None) -> dict:
-    """The JSONL metadata record: selection, creation time, sources, counts."""
+def metadata(entries: list[dict], selected: dict, created: str | None) -> dict:
+    """The JSONL metadata record: selection, created (last ingest time), source paths, counts."""
     sources = sorted({v["source"]["path"] for e in entries for v in e["variants"]})
-    return {"meta": {"selected": selected,
-                     "created": created or datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
-                     "sources": sources, "entries": len(entries),
-                     "variants": sum(len(e["variants"]) for e in entries)}}
+    return {"meta": {"selected": selected, "created": created, "sources": sources,
+                     "entries": len(entries), "variants": sum(len(e["variants"]) for e in entries)}}
 
 
-def render(entries: list[dict], fmt: str, selected: dict, group_by: str | None = None,
-           variants: bool = False, created: str | None = None) -> str:
-    """Render entries (already selected) in one of FORMATS; returns the whole text."""
+def render(entries: list[dict], fmt: str, selection: Selection | None = None, created: str | None = None,
+           group_by: str | None = None, variants: bool = False) -> str:
+    """Render selected entries in one of FORMATS; returns the whole text (UTF-8 when written).
+
+    created: the ISO time written in the metadata (the index's last ingest time);
+    group_by (md, html): one of GROUPS; variants (csv): one row per variant.
+    """
+    selection = selection or Selection()
     entries = sorted(entries, key=export_order)
+    meta = metadata(entries, selection.to_dict(), created)
     if fmt == "jsonl":
-        lines = [json.dumps(metadata(entries, selected, created), ensure_ascii=False)]
-        lines += [json.dumps(e, ensure_ascii=False) for e in entries]
+        lines = [json.dumps(meta, ensure_ascii=False)] + [json.dumps(e, ensure_ascii=False) for e in entries]
         return "\n".join(lines) + "\n"
     if fmt == "json":
         return json.dumps(entries, ensure_ascii=False, indent=1) + "\n"
     if fmt == "csv":
         return to_csv(entries, variants)
-    groups = grouped(entries, group_by)
-    meta = metadata(entries, selected, created)["meta"]
+    groups = grouped(entries, group_by, selection)
     if fmt == "md":
-        return to_markdown(groups, meta)
-    return to_html(groups, meta)
+        return to_markdown(groups, meta["meta"], group_by)
+    if fmt == "html":
+        return to_html(groups, meta["meta"], group_by)
+    raise ValueError(f"unknown export format {fmt!r}")
 
 
 def to_csv(entries: list[dict], variants: bool) -> str:
-    """One row per entry (cards, sets, mechanics joined by '; '), or one per variant."""
+    """CSV with a header row: one row per entry (dates, mechanics, cards, sets joined by '; ';
+    ``variants`` is the count), or with ``variants`` one row per variant (ENTRY id first)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     if variants:
-        writer.writerow(["id", "text", "card", "set", "date", "lang", "source", "format", "similarity"])
+        writer.writerow(VARIANT_COLUMNS)
         for e in entries:
             for v in e["variants"]:
-                writer.writerow([e["id"], v["text"], v["card"] or v["oracle_id"] or "", v["set"] or "",
-                                 v["date"] or "", v["lang"], v["source"]["path"], v["source"]["format"],
-                                 v["similarity"]])
+                writer.writerow([e["id"], "; ".join(e["mechanics"]), v["text"], v["card"] or "", v["set"] or "",
+                                 v["date"] or "", "true" if v["date_ambiguous"] else "false", v["lang"],
+                                 v["oracle_id"] or "", v["publisher"] or "", v["similarity"],
+                                 v["source"]["path"], v["source"]["format"], v.get("position", "")])
     else:
-        writer.writerow(["id", "text", "lang", "date", "dates", "mechanics", "cards", "sets", "variants"])
+        writer.writerow(ENTRY_COLUMNS)
         for e in entries:
             writer.writerow([e["id"], e["text"], e["lang"], e["date"] or "", "; ".join(e["dates"]),
                              "; ".join(e["mechanics"]), "; ".join(e["cards"]), "; ".join(e["sets"]),
@@ -71,69 +155,170 @@ def to_csv(entries: list[dict], variants: bool) -> str:
     return out.getvalue()
 
 
-def grouped(entries: list[dict], group_by: str | None) -> list[tuple[str | None, list[dict]]]:
-    """[(heading, entries)] in heading order; one (None, entries) group without group_by.
+def _scoped_variants(entry: dict, selection: Selection) -> list[dict]:
+    """The variants inside the selection's set and card (all variants when none is inside both)."""
+    def inside(v: dict) -> bool:
+        if selection.set_code and (v["set"] or "").lower() != selection.set_code.lower():
+            return False
+        if selection.card:
+            name = v["card"] or ""
+            keys = {card_key(name)} | {card_key(face) for face in name.split("//")}
+            if card_key(selection.card) not in keys:
+                return False
+        return True
+    scoped = [v for v in entry["variants"] if inside(v)]
+    return scoped or entry["variants"]
 
-    An entry appears under every group it belongs to; entries without any value
-    for the key go under "(none)" last.
-    """
+
+def group_values(entry: dict, group_by: str, selection: Selection) -> list[str]:
+    """The headings an entry goes under: its mechanics (only the selected ones when mechanics were
+    selected), or the cards / sets of its variants within the selected set and card."""
+    if group_by == "mechanic":
+        chosen = set(selection.mechanics)
+        return [m for m in entry["mechanics"] if not chosen or m in chosen]
+    scoped = _scoped_variants(entry, selection)
+    if group_by == "card":
+        return _distinct(v["card"] or v["oracle_id"] for v in scoped)
+    if group_by == "set":
+        return sorted({v["set"] for v in scoped if v["set"]})
+    raise ValueError(f"unknown grouping {group_by!r}")
+
+
+def _distinct(values) -> list[str]:
+    return list(dict.fromkeys(v for v in values if v))
+
+
+def grouped(entries: list[dict], group_by: str | None,
+            selection: Selection | None = None) -> list[tuple[str | None, list[dict]]]:
+    """[(heading, entries)] with headings sorted case-insensitively, "(none)" last; a single
+    (None, entries) group without group_by. Each group keeps the order of ``entries``."""
     if not group_by:
         return [(None, entries)]
-    key = {"mechanic": "mechanics", "card": "cards", "set": "sets"}[group_by]
+    selection = selection or Selection()
     groups: dict[str, list[dict]] = {}
     for e in entries:
-        for value in e[key] or ["(none)"]:
+        for value in group_values(e, group_by, selection) or [NONE_HEADING]:
             groups.setdefault(value, []).append(e)
-    names = sorted((n for n in groups if n != "(none)"), key=str.casefold)
-    if "(none)" in groups:
-        names.append("(none)")
+    names = sorted((n for n in groups if n != NONE_HEADING), key=lambda n: (n.casefold(), n))
+    if NONE_HEADING in groups:
+        names.append(NONE_HEADING)
     return [(n, groups[n]) for n in names]
 
 
-def _md_line(e: dict) -> str:
-    facts = [f"`{e['id']}`", e["date"] or "undated"]
-    if e["mechanics"]:
-        facts.append("mechanics: " + ", ".join(e["mechanics"]))
-    facts.append("cards: " + "; ".join(e["cards"]) if e["cards"] else "cards: none")
-    if e["sets"]:
-        facts.append("sets: " + ", ".join(e["sets"]))
-    return f"- {e['text']}\n  <small>{' · '.join(facts)}</small>"
+def heading_label(heading: str, group_by: str | None) -> str:
+    """A group heading for people: a mechanic's printed name with its id, else the value itself."""
+    if group_by == "mechanic":
+        names = {m.id: m.name for m in vocabulary()}
+        if heading in names and names[heading].lower() != heading:
+            return f"{names[heading]} ({heading})"
+        if heading in names:
+            return names[heading]
+    return heading
 
 
-def to_markdown(groups, meta: dict) -> str:
-    """A readable Markdown sheet with a header giving the selection and counts."""
-    lines = ["# Rulings", "",
-             f"{meta['entries']} entries, {meta['variants']} variants; selected: "
-             f"{json.dumps(meta['selected'], ensure_ascii=False)}; created {meta['created']}.", ""]
+def date_span(entry: dict) -> str:
+    """``2016-09-20``, ``2016-09-20 to 2018-06-08``, or ``undated``."""
+    dates = entry["dates"]
+    if not dates:
+        return "undated"
+    return dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
+
+
+def shown_cards(cards: list[str]) -> str:
+    """Card names joined by '; ', the first CARDS_SHOWN then ``and N more``."""
+    head = "; ".join(cards[:CARDS_SHOWN])
+    return head + (f"; and {len(cards) - CARDS_SHOWN} more" if len(cards) > CARDS_SHOWN else "")
+
+
+def facts(entry: dict) -> list[tuple[str, str]]:
+    """(label, value) lines shown under an entry's text in md and html."""
+    rows = [("id", entry["id"]), ("date", date_span(entry))]
+    if entry["mechanics"]:
+        rows.append(("mechanics", ", ".join(entry["mechanics"])))
+    if entry["cards"]:
+        rows.append((f"cards ({len(entry['cards'])})", shown_cards(entry["cards"])))
+    if entry["sets"]:
+        rows.append(("sets", ", ".join(entry["sets"])))
+    sources = sorted({Path(v["source"]["path"]).name for v in entry["variants"]})
+    rows.append((f"variants ({len(entry['variants'])})", "; ".join(sources)))
+    return rows
+
+
+def header_lines(meta: dict) -> list[tuple[str, str]]:
+    """(label, value) pairs of the md/html header: the metadata record for people."""
+    selected = meta["selected"]
+    said = "; ".join(f"{k} {', '.join(v) if isinstance(v, list) else v}" for k, v in selected.items()) or "everything"
+    return [("selected", said), ("created", meta["created"] or "unknown"),
+            ("entries", str(meta["entries"])), ("variants", str(meta["variants"])),
+            ("order", ORDER), (f"sources ({len(meta['sources'])})", "; ".join(meta["sources"]))]
+
+
+_MD_SPECIAL = re.compile(r"[\\`*\[\]]|(?<!\w)_|_(?!\w)|<(?=[A-Za-z/!?])|&(?=#?\w+;)")
+
+
+def md_escape(text: str) -> str:
+    """Backslash-escape what Markdown would read as markup (emphasis, code, links, tags, entities).
+
+    ``<3 or >5 & X`` stays as it is: it starts no tag and no entity.
+    """
+    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
+
+
+def to_markdown(groups, meta: dict, group_by: str | None = None) -> str:
+    """A readable Markdown sheet: header from the metadata, then the entries (grouped under ## headings)."""
+    lines = ["# Rulings export", ""]
+    lines += [f"- **{label}:** {md_escape(value)}" for label, value in header_lines(meta)]
+    lines.append("")
     for heading, entries in groups:
         if heading is not None:
-            lines += [f"## {heading}", ""]
-        lines += [_md_line(e) for e in entries]
+            lines += [f"## {md_escape(heading_label(heading, group_by))}", "",
+                      f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}", ""]
+        for e in entries:
+            text = md_escape(e["text"]).replace("\n", "\n  ")
+            lines.append(f"- {text}")
+            lines.append("  <br>" + " · ".join(f"*{label}:* {md_escape(value)}" for label, value in facts(e)))
+            for t in e.get("translations", []):
+                lines.append(f"  <br>*{md_escape(t['lang'])} ({md_escape(t['id'])}):* {md_escape(t['text'])}")
         lines.append("")
     return "\n".join(lines)
 
 
-def to_html(groups, meta: dict) -> str:
-    """One self-contained HTML page; every text is escaped."""
+STYLE = ("body{font-family:system-ui,'Noto Sans','Noto Sans CJK SC',sans-serif;max-width:62em;margin:2em auto;"
+         "padding:0 1em;line-height:1.45;color:#222}h2{border-bottom:1px solid #ccc;margin-top:2em}"
+         "ol{padding-left:1.6em}li{margin:.8em 0}.facts{color:#555;font-size:.9em}"
+         ".facts b{font-weight:600}dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em}"
+         "dl.meta dt{font-weight:600}dl.meta dd{margin:0;word-break:break-word}nav a{margin-right:.8em}"
+         ".tr{margin:.2em 0 0 1em;color:#333}")
+
+
+def to_html(groups, meta: dict, group_by: str | None = None) -> str:
+    """One self-contained HTML page (no external resources); every text is escaped."""
     esc = html.escape
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             "<title>Rulings</title><style>body{font-family:sans-serif;max-width:60em;margin:2em auto;"
-             "line-height:1.4}li{margin:.6em 0}small{color:#555}</style></head><body>",
-             "<h1>Rulings</h1>",
-             f"<p>{meta['entries']} entries, {meta['variants']} variants; selected: "
-             f"<code>{esc(json.dumps(meta['selected'], ensure_ascii=False))}</code>; created {esc(meta['created'])}.</p>"]
-    for heading, entries in groups:
+    parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             "<title>Rulings export</title>", f"<style>{STYLE}</style>", "</head>", "<body>",
+             "<h1>Rulings export</h1>", '<dl class="meta">']
+    parts += [f"<dt>{esc(label)}</dt><dd>{esc(value)}</dd>" for label, value in header_lines(meta)[:-1]]
+    parts.append(f"<dt>sources</dt><dd><details><summary>{len(meta['sources'])} source files</summary><ul>"
+                 + "".join(f"<li>{esc(path)}</li>" for path in meta["sources"]) + "</ul></details></dd>")
+    parts.append("</dl>")
+    named = [(i, h) for i, (h, _) in enumerate(groups) if h is not None]
+    if named:
+        parts.append("<nav>" + "".join(f'<a href="#g{i}">{esc(heading_label(h, group_by))}</a>'
+                                       for i, h in named) + "</nav>")
+    for i, (heading, entries) in enumerate(groups):
         if heading is not None:
-            parts.append(f"<h2>{esc(heading)}</h2>")
-        parts.append("<ul>")
+            parts.append(f'<h2 id="g{i}">{esc(heading_label(heading, group_by))} '
+                         f'<small>({len(entries)})</small></h2>')
+        parts.append("<ol>")
         for e in entries:
-            facts = [e["id"], e["date"] or "undated"]
-            if e["mechanics"]:
-                facts.append("mechanics: " + ", ".join(e["mechanics"]))
-            facts.append("cards: " + "; ".join(e["cards"]))
-            if e["sets"]:
-                facts.append("sets: " + ", ".join(e["sets"]))
-            parts.append(f'<li lang="{esc(e["lang"])}">{esc(e["text"])}<br><small>{esc(" · ".join(facts))}</small></li>')
-        parts.append("</ul>")
-    parts.append("</body></html>")
+            parts.append(f'<li><div lang="{esc(e["lang"])}">{esc(e["text"])}</div>')
+            parts.append('<div class="facts">' + " · ".join(
+                f"<b>{esc(label)}:</b> {esc(value)}" for label, value in facts(e)) + "</div>")
+            for t in e.get("translations", []):
+                parts.append(f'<div class="tr" lang="{esc(t["lang"])}"><b>{esc(t["lang"])}:</b> '
+                             f"{esc(t['text'])}</div>")
+            parts.append("</li>")
+        parts.append("</ol>")
+    parts += ["</body>", "</html>"]
     return "\n".join(parts) + "\n"

@@ -7,34 +7,47 @@ from pathlib import Path
 
 import click
 
-from search import index, query
-from search.commands.options import filter_options, filters_from, index_option, ready_index
-from search.export import FORMATS, GROUPS, render
+from ingest.errors import RulingsError
+from search import catalog, export as exporter
+from search.commands.mechanics import resolve_mechanic
+from search.commands.options import filter_options, index_option, ready_index
+
 
 @click.command()
 @filter_options
+@click.option("--any-mechanic", is_flag=True, help="With several --mechanic: any one of them suffices.")
 @click.option("--query", "query_text", help="Words in the search language.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True)
-@click.option("--group-by", type=click.Choice(GROUPS), help="Group md and html output under headings.")
-@click.option("--variants", is_flag=True, help="CSV: one row per variant.")
-@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE (default stdout).")
+@click.option("--format", "fmt", type=click.Choice(exporter.FORMATS), default="jsonl", show_default=True)
+@click.option("--group-by", type=click.Choice(exporter.GROUPS), help="md and html: group under headings.")
+@click.option("--variants", is_flag=True, help="csv: one row per variant instead of one per entry.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to FILE (default: stdout).")
 @index_option
-def export(mechanic, card, set_code, lang, since, until, query_text, fmt, group_by, variants, output, index_dir):
-    """Export a deduplicated ruling set, oldest date first, then id."""
-    filters = filters_from(mechanic, card, set_code, lang, since, until)
+def export(mechanic, card, set_code, lang, since, until, any_mechanic, query_text, fmt, group_by, variants,
+           output, index_dir):
+    """Export a deduplicated ruling set (selectors combine; none exports everything).
+
+    \b
+    Order: oldest date first (undated last), then id. --group-by puts each
+    entry under every mechanic, card or set it has (headings A-Z, "(none)"
+    last), each group in the same order; with --set or --card, card and set
+    headings come only from variants in that set or of that card.
+    The same index gives byte-identical files: "created" is the index's last
+    ingest time. Files are UTF-8 whatever the locale.
+    jsonl: a {"meta": ...} line, then one entry per line (ingestible again);
+    json: an array of entries; csv: one row per entry, or per variant.
+    """
+    selection = exporter.Selection([resolve_mechanic(m) for m in mechanic], any_mechanic, card,
+                                   set_code, lang, since, until, (query_text or "").strip() or None)
     index_dir = ready_index(index_dir)
-    if query_text or filters.any():
-        entries = query.search(index_dir, query_text, filters, limit=10_000_000)
-    else:
-        entries = list(index.all_entries(index_dir))
-    for entry in entries:
-        entry.pop("score", None)
-        entry.pop("snippet", None)
-    selected = {k: v for k, v in {"mechanic": list(mechanic), "card": card, "set": set_code, "lang": lang,
-                                  "since": since, "until": until, "query": query_text}.items() if v}
-    text = render(entries, fmt, selected, group_by, variants)
-    if output:
-        output.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.buffer.write(text.encode("utf-8"))
+    entries = exporter.select(index_dir, selection)
+    text = exporter.render(entries, fmt, selection, catalog.ingested_at(index_dir), group_by, variants)
+    data = text.encode("utf-8")
+    if output is None:
+        sys.stdout.buffer.write(data)
         sys.stdout.flush()
+        return
+    try:
+        output.write_bytes(data)
+    except OSError as err:
+        raise RulingsError(f"{output}: cannot be written ({err.strerror or err})") from None

@@ -1,0 +1,96 @@
+"""Our own JSONL export read back (PRODUCT.md, "Inputs": ``jsonl``).
+
+Layout: the first line is a ``{"meta": {...}}`` record (skipped), then one entry
+per line in the PRODUCT.md entry shape. Every variant of every entry becomes a
+Ruling carrying the entry's id (``Ruling.entry_id``, kept by the pipeline for
+the entries that form again) and all the variant's fields, including its
+original ``source`` (path and format) and ``position``, so a re-export of the
+ingested file is identical. Rulings are yielded in (source path, position)
+order, the order the original ingest saw them in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import fields
+from pathlib import Path
+from typing import Iterator
+
+from ingest.errors import NoRulings, ReadError
+from ingest.model import Ruling, Source
+
+FORMAT = "jsonl"
+
+_META_HEAD = re.compile(rb'^\s*\{\s*"meta"\s*:\s*\{\s*"selected"\s*:')
+_ENTRY_HEAD = re.compile(rb'^\s*\{\s*"id"\s*:\s*"[^"\n]*"\s*,\s*"text"\s*:')
+
+
+def looks_like(head: bytes, suffix: str) -> bool:
+    """True when the first line opens our ``{"meta": {"selected":`` record (an MTGJSON v5 file's
+    ``{"meta": {"date": …}}`` does not), or an entry object (``{"id": …, "text":``) whose first
+    line holds ``"variants"``; the suffix is not needed."""
+    head = head.removeprefix(b"\xef\xbb\xbf")
+    if _META_HEAD.match(head):
+        return True
+    first = head.split(b"\n", 1)[0]
+    return bool(_ENTRY_HEAD.match(first)) and b'"variants"' in first
+
+
+def read(path: Path) -> Iterator[Ruling]:
+    """Yield one Ruling per variant of every entry line.
+
+    Raises ReadError naming the line for a line that is not JSON or not an entry,
+    NoRulings for an export with no entries.
+    """
+    try:
+        raw = path.read_text("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ReadError(str(path), f"not UTF-8 ({err.reason})") from None
+    rulings: list[Ruling] = []
+    for number, line in enumerate(raw.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as err:
+            raise ReadError(str(path), f"line {number}: not JSON ({err.msg})") from None
+        if number == 1 and isinstance(record, dict) and "meta" in record:
+            continue
+        rulings.extend(entry_rulings(record, str(path), number))
+    if not rulings:
+        raise NoRulings(str(path), "export holds no entries")
+    rulings.sort(key=lambda r: (r.source.path, r.position))
+    yield from rulings
+
+
+def entry_rulings(entry, path: str, number: int) -> list[Ruling]:
+    """The rulings of one entry record (PRODUCT.md entry shape); ReadError when it is not one."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) \
+            or not isinstance(entry.get("variants"), list) or not entry["variants"]:
+        raise ReadError(path, f"line {number}: not an entry (needs an id and a list of variants)")
+    try:
+        return [variant_ruling(v, entry["id"], path) for v in entry["variants"]]
+    except (KeyError, TypeError, ValueError) as err:
+        raise ReadError(path, f"line {number}: damaged variant ({type(err).__name__}: {err})") from None
+
+
+# Ruling fields a variant dict carries under the same name; "set" is set_code. Fields that later
+# stages compute (match, repairs, repaired_text) or that come from elsewhere are not read.
+_COMPUTED = {"text", "source", "position", "entry_id", "match", "repairs", "repaired_text"}
+_CARRIED = tuple(f.name for f in fields(Ruling) if f.name not in _COMPUTED)
+
+
+def variant_ruling(variant: dict, entry_id: str, path: str) -> Ruling:
+    """One variant dict as a Ruling with every field it carries; its source defaults to the export file."""
+    text = variant["text"]
+    if not isinstance(text, str) or not text:
+        raise ValueError("text is not a non-empty string")
+    source = variant.get("source") or {}
+    values = {name: variant[name] for name in _CARRIED if variant.get(name) is not None}
+    if variant.get("set") is not None:
+        values["set_code"] = variant["set"]
+    values.setdefault("lang", "en")
+    values["date_ambiguous"] = bool(values.get("date_ambiguous", False))
+    return Ruling(text=text, source=Source(str(source.get("path") or path), str(source.get("format") or FORMAT)),
+                  position=int(variant.get("position") or 0), entry_id=entry_id, **values)

@@ -1,0 +1,272 @@
+"""``rulings export`` on a small index built in tmp_path from seed-layout text documents.
+
+The five documents below hold 7 rulings that form 6 entries (counted by hand): the
+proliferate ruling is printed for two cards and merges; every other ruling is its own entry.
+"""
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from search import catalog
+from search.cli import cli
+
+SHARED_RULING = ("To proliferate, you can choose any permanent that has a counter — "
+                 "including ones controlled by opponents.")
+ESCAPED = "If a creature with power <3 or >5 & X enters, nothing happens."
+TYPOGRAPHY = "Whenever you proliferate, evolve doesn’t trigger • it checks “power” and ‘toughness’ only."
+CJK_CARD = "巡逻和平使者"
+
+DOCS = {
+    "a.txt": f"Thrummingbird\n\n04/02/2023\n\n{SHARED_RULING}\n\n05/02/2023\n\n{ESCAPED}\n",
+    "b.txt": f"Evolution Sage\n\n04/02/2023\n\n{SHARED_RULING}\n\n01/01/2020\n\n{TYPOGRAPHY}\n",
+    "c.txt": f"{CJK_CARD}\n\n01/03/2019\n\nA creature with evolve compares power to power and toughness to toughness.\n",
+    "d.txt": "Rulings\n\n• 2021-06-07\n  A player can commit only one crime per spell or ability they control.\n",
+    "e.txt": "Search\n\nProliferate twice and each chosen permanent gets two more counters of each kind.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def small_index(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("export")
+    docs = root / "docs"
+    docs.mkdir()
+    for name, text in DOCS.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    catalog.ingest(root / "ix", [docs])
+    return root / "ix"
+
+
+def export(runner, index_dir, *args):
+    result = runner.invoke(cli, ["export", *args, "--index", str(index_dir)])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def jsonl_entries(text):
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert "meta" in lines[0]
+    return lines[0]["meta"], lines[1:]
+
+
+def test_everything_in_export_order(runner, small_index):
+    meta, entries = jsonl_entries(export(runner, small_index))
+    assert [e["dates"][:1] for e in entries] == [["2019-03-01"], ["2020-01-01"], ["2021-06-07"],
+                                                 ["2023-02-04"], ["2023-02-05"], []]
+    assert (meta["entries"], meta["variants"]) == (6, 7)
+    assert [Path(p).name for p in meta["sources"]] == ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"]
+    assert meta["selected"] == {}
+    assert meta["created"] == catalog.summary(small_index)["ingested"]
+    shared = entries[3]
+    assert shared["text"] == SHARED_RULING
+    assert shared["cards"] == ["Thrummingbird", "Evolution Sage"]
+    assert [Path(v["source"]["path"]).name for v in shared["variants"]] == ["a.txt", "b.txt"]
+
+
+def test_same_index_same_bytes(runner, small_index):
+    for fmt in ("jsonl", "json", "csv", "md", "html"):
+        first = export(runner, small_index, "--format", fmt, "--group-by", "card")
+        assert export(runner, small_index, "--format", fmt, "--group-by", "card") == first
+
+
+def test_mechanics_all_by_default_any_with_flag(runner, small_index):
+    _, both = jsonl_entries(export(runner, small_index, "--mechanic", "proliferate", "--mechanic", "Evolve"))
+    assert [e["text"] for e in both] == [TYPOGRAPHY]
+    meta, either = jsonl_entries(export(runner, small_index, "--mechanic", "proliferate",
+                                        "--mechanic", "evolve", "--any-mechanic"))
+    assert len(either) == 4
+    assert meta["selected"] == {"mechanic": ["proliferate", "evolve"], "any_mechanic": True}
+    assert all({"proliferate", "evolve"} & set(e["mechanics"]) for e in either)
+
+
+def test_selectors_combine(runner, small_index):
+    _, since = jsonl_entries(export(runner, small_index, "--since", "2021-01-01"))
+    assert [e["dates"] for e in since] == [["2021-06-07"], ["2023-02-04"], ["2023-02-05"]]
+    _, until = jsonl_entries(export(runner, small_index, "--until", "2020-12-31"))
+    assert [e["dates"] for e in until] == [["2019-03-01"], ["2020-01-01"]]
+    _, card = jsonl_entries(export(runner, small_index, "--card", "thrummingbird", "--mechanic", "proliferate"))
+    assert [e["text"] for e in card] == [SHARED_RULING]
+    meta, counter = jsonl_entries(export(runner, small_index, "--query", "counter", "--until", "2024-01-01"))
+    assert [e["text"] for e in counter] == [SHARED_RULING]
+    assert meta["selected"] == {"until": "2024-01-01", "query": "counter"}
+
+
+def test_csv_one_row_per_entry_or_variant(runner, small_index):
+    rows = list(csv.DictReader(io.StringIO(export(runner, small_index, "--format", "csv"))))
+    assert len(rows) == 6
+    shared = next(r for r in rows if r["text"] == SHARED_RULING)
+    assert (shared["cards"], shared["mechanics"], shared["variants"]) == \
+        ("Thrummingbird; Evolution Sage", "proliferate", "2")
+    variant_rows = list(csv.DictReader(io.StringIO(export(runner, small_index, "--format", "csv", "--variants"))))
+    assert len(variant_rows) == 7
+    assert [r["card"] for r in variant_rows if r["text"] == SHARED_RULING] == ["Thrummingbird", "Evolution Sage"]
+
+
+def test_group_by_card_lists_every_entry_of_each_card(runner, small_index):
+    md = export(runner, small_index, "--format", "md", "--group-by", "card")
+    headings = [line[3:] for line in md.splitlines() if line.startswith("## ")]
+    assert headings == ["Evolution Sage", "Thrummingbird", CJK_CARD, "(none)"]
+    sections = md.split("\n## ")[1:]
+    thrumming = sections[1]
+    assert thrumming.index(SHARED_RULING) < thrumming.index(ESCAPED)
+    sage = sections[0]
+    assert sage.index(TYPOGRAPHY.replace("*", "\\*")) < sage.index(SHARED_RULING)
+    scoped = export(runner, small_index, "--format", "md", "--group-by", "card", "--card", "Evolution Sage")
+    assert [line[3:] for line in scoped.splitlines() if line.startswith("## ")] == ["Evolution Sage"]
+
+
+def test_group_by_mechanic_uses_printed_names(runner, small_index):
+    md = export(runner, small_index, "--format", "md", "--group-by", "mechanic")
+    headings = [line[3:] for line in md.splitlines() if line.startswith("## ")]
+    assert headings == ["Crime", "Evolve", "Proliferate", "(none)"]
+
+
+def test_html_escapes_and_keeps_typography(runner, small_index):
+    page = export(runner, small_index, "--format", "html", "--group-by", "card")
+    assert "&lt;3 or &gt;5 &amp; X" in page
+    soup = BeautifulSoup(page, "html.parser")
+    texts = [div.get_text() for div in soup.select("li > div[lang]")]
+    assert ESCAPED in texts and TYPOGRAPHY in texts and SHARED_RULING in texts
+    assert [h.contents[0].strip() for h in soup.find_all("h2")] == \
+        ["Evolution Sage", "Thrummingbird", CJK_CARD, "(none)"]
+    assert not soup.find_all(["script", "link", "img"])
+
+
+def test_every_format_keeps_unicode(runner, small_index):
+    for fmt in ("jsonl", "json", "csv", "md", "html"):
+        out = export(runner, small_index, "--format", fmt)
+        for text in (TYPOGRAPHY, SHARED_RULING, CJK_CARD, ESCAPED if fmt != "html" else "&lt;3 or &gt;5"):
+            assert text in out, (fmt, text)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "md", "html"])
+def test_utf8_whatever_the_locale(small_index, tmp_path, fmt):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "LANG", "LANGUAGE")}
+    env.update(LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
+    command = [sys.executable, "-c", "from search.cli import main; main()", "export", "--format", fmt,
+               "--index", str(small_index)]
+    piped = subprocess.run(command, env=env, capture_output=True, check=True)
+    written = tmp_path / f"out.{fmt}"
+    subprocess.run(command + ["-o", str(written)], env=env, capture_output=True, check=True)
+    assert written.read_bytes() == piped.stdout
+    text = piped.stdout.decode("utf-8")
+    assert CJK_CARD in text and "“power”" in text and "—" in text and "•" in text
+
+
+def test_jsonl_round_trip_gives_same_entries(runner, small_index, tmp_path):
+    first = tmp_path / "all.jsonl"
+    export(runner, small_index, "-o", str(first))
+    again = tmp_path / "ix"
+    result = runner.invoke(cli, ["ingest", str(first), "--index", str(again), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["formats"] == {"jsonl": {"files": 1, "rulings": 7}}
+    second = tmp_path / "again.jsonl"
+    export(runner, again, "-o", str(second))
+    assert first.read_text("utf-8").splitlines()[1:] == second.read_text("utf-8").splitlines()[1:]
+
+
+def test_selection_round_trip_keeps_ids_and_sources(runner, small_index, tmp_path):
+    part = tmp_path / "proliferate.jsonl"
+    export(runner, small_index, "--mechanic", "proliferate", "-o", str(part))
+    runner.invoke(cli, ["ingest", str(part), "--index", str(tmp_path / "ix")])
+    before = [json.loads(line) for line in part.read_text("utf-8").splitlines()[1:]]
+    after = jsonl_entries(export(runner, tmp_path / "ix"))[1]
+    assert [(e["id"], e["mechanics"], e["variants"]) for e in after] == \
+        [(e["id"], e["mechanics"], e["variants"]) for e in before]
+    assert {v["source"]["format"] for e in after for v in e["variants"]} == {"text"}
+
+
+def test_bad_input_is_one_line(runner, small_index, tmp_path):
+    result = runner.invoke(cli, ["export", "--mechanic", "prolifrate", "--index", str(small_index)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: unknown mechanic 'prolifrate'; closest: proliferate")
+    target = tmp_path / "missing" / "out.csv"
+    result = runner.invoke(cli, ["export", "-o", str(target), "--index", str(small_index)])
+    assert (result.exit_code, result.stderr.count("\n")) == (1, 1)
+    assert result.stderr.startswith(f"Error: {target}: cannot be written")
+    meta, entries = jsonl_entries(export(runner, small_index, "--query", "phyrexian"))
+    assert (meta["entries"], meta["variants"], meta["sources"], entries) == (0, 0, [], [])
+
+
+def test_help_documents_order(runner):
+    result = runner.invoke(cli, ["export", "--help"])
+    assert "oldest date first (undated last), then id" in result.stdout
+    assert "--any-mechanic" in result.stdout
+
+
+# --- the real corpus (../shared/realdata) -------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def real_index(shared, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("real") / "ix"
+    catalog.ingest(folder, [shared / "realdata"])
+    return folder
+
+
+def mtgjson3_cards_by_ruling(shared, *codes) -> dict[str, set[str]]:
+    """{ruling text: card names (as the MTGJSON reader names them)} over MTGJSON v3 set files."""
+    from ingest.readers.mtgjson import card_name
+    cards: dict[str, set[str]] = {}
+    for code in codes:
+        data = json.loads((shared / "realdata" / "mtgjson3-sets" / f"{code}.json").read_text("utf-8"))
+        for card in data["cards"]:
+            for ruling in card.get("rulings", []):
+                cards.setdefault(ruling["text"], set()).add(card_name(card))
+    return cards
+
+
+def test_real_energy_csv_holds_each_ruling_once(runner, real_index, shared):
+    from ingest.normalise import fold
+    rows = list(csv.DictReader(io.StringIO(export(runner, real_index, "--mechanic", "energy", "--format", "csv"))))
+    assert len({r["id"] for r in rows}) == len(rows)
+    assert len({(r["lang"], fold(r["text"])) for r in rows}) == len(rows)
+    _, entries = jsonl_entries(export(runner, real_index, "--mechanic", "energy"))
+    entry_of = {v["text"]: e["id"] for e in entries for v in e["variants"]}
+    by_id = {r["id"]: r for r in rows}
+    seventy = {t: c for t, c in mtgjson3_cards_by_ruling(shared, "KLD", "AER").items() if len(c) == 70}
+    assert len(seventy) == 6
+    assert len({entry_of[text] for text in seventy}) == 6
+    for text, cards in seventy.items():
+        row = by_id[entry_of[text]]
+        assert set(row["cards"].split("; ")) == cards
+        assert len(row["cards"].split("; ")) == 70
+
+
+def test_real_bbd_by_card_lists_each_distinct_ruling(runner, real_index, shared):
+    from ingest.normalise import fold
+    from search.export import md_escape
+    md = export(runner, real_index, "--set", "BBD", "--group-by", "card", "--format", "md")
+    shown = {}
+    for block in md.split("\n## ")[1:]:
+        heading, *lines = block.splitlines()
+        shown[heading] = sum(1 for line in lines if line.startswith("- "))
+    distinct: dict[str, set[str]] = {}
+    for text, cards in mtgjson3_cards_by_ruling(shared, "BBD").items():
+        for card in cards:
+            distinct.setdefault(md_escape(card), set()).add(fold(text))
+    assert len(distinct) == 155
+    assert {card: shown.get(card) for card in distinct} == {card: len(t) for card, t in distinct.items()}
+    assert shown["Will Kenrith"] == 23
+
+
+def test_real_corpus_jsonl_round_trip(runner, real_index, tmp_path):
+    first = tmp_path / "all.jsonl"
+    export(runner, real_index, "-o", str(first))
+    again = tmp_path / "ix"
+    result = runner.invoke(cli, ["ingest", str(first), "--index", str(again)])
+    assert result.exit_code == 0, result.output
+    second = tmp_path / "again.jsonl"
+    export(runner, again, "-o", str(second))
+    before, after = first.read_text("utf-8").splitlines(), second.read_text("utf-8").splitlines()
+    assert len(before) == catalog.summary(real_index)["entries"] + 1
+    assert before[1:] == after[1:]
+    meta_before, meta_after = json.loads(before[0])["meta"], json.loads(after[0])["meta"]
+    assert {k: meta_before[k] for k in ("sources", "entries", "variants")} == \
+        {k: meta_after[k] for k in ("sources", "entries", "variants")}
