@@ -24,3 +24,18 @@ def test_readme_gives_the_two_setup_commands():
     assert "pip install -e '.[test]' && python -m pytest" in README
     ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text("utf-8")
     assert "pip install -e '.[test]' && python -m pytest" in ci
+
+
+def test_every_package_is_installed():
+    """pip install . must ship every package folder (search.commands was once left out)."""
+    import tomllib
+
+    from setuptools import find_packages
+    root = Path(__file__).resolve().parents[1]
+    config = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))
+    include = config["tool"]["setuptools"]["packages"]["find"]["include"]
+    shipped = set(find_packages(str(root), include=include))
+    folders = {str(p.parent.relative_to(root)).replace("/", ".") for p in root.glob("*/**/__init__.py")
+               if p.parent.relative_to(root).parts[0] in ("ingest", "search", "corpus")}
+    assert folders <= shipped
+    assert {"ingest", "ingest.readers", "search", "search.commands", "corpus"} <= shipped
