@@ -44,6 +44,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 
 from ingest.model import Entry, Related, Ruling, Variant
+from ingest.normalise import fold
 
 NUM_PERM = 64
 LSH_THRESHOLD = 0.4
@@ -388,8 +389,12 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
     distinct text is checked only against the leaders LSH returns for it.
     """
     by_text: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
+    key_of_text: dict[tuple[str, str], tuple[str, str]] = {}
     for ruling in sorted(rulings, key=_rank):
-        by_text[(_lang_key(ruling), ruling.match)].append(ruling)
+        # identical texts always share an entry, whatever card each names (masking differs per card)
+        same_text = (_lang_key(ruling), fold(ruling.repaired_text or ruling.text))
+        key = key_of_text.setdefault(same_text, (_lang_key(ruling), ruling.match))
+        by_text[key].append(ruling)
     lsh: dict[str, MinHashLSH] = {}
     leaders: list[tuple[str, str]] = []
     leader_hashes: list = []

@@ -236,6 +236,9 @@ def find_mechanic(name: str) -> Mechanic | None:
     wanted = matching_text(name).strip()
     if not wanted:
         return None
+    if re.search(r"[\u3400-\u9fff]", wanted):
+        from ingest.language import to_simplified     # Traditional names (飛行) resolve like Simplified
+        wanted = to_simplified(wanted)
     lowered = wanted.lower()
     as_id = re.sub(r"[\s_]+", "-", lowered)
     for mechanic in vocabulary():

@@ -87,6 +87,9 @@ def load_state(index_dir: Path) -> State:
     """The remembered state, or an empty one for a new folder. Raises DamagedIndex if unreadable."""
     path = index_dir / STATE
     if not path.exists():
+        if index.exists(index_dir):
+            raise DamagedIndex(f"{path}: missing beside an existing index, so the sources it held are "
+                               "unknown; run 'rulings ingest --rebuild SOURCE...'")
         return State()
     try:
         with open(path, "rb") as handle:
@@ -238,7 +241,7 @@ def write_summary(index_dir: Path, state: State, entries: list[Entry], rejected:
         "languages": dict(sorted(languages.items())),
         "formats": dict(sorted(formats.items())),
         "mechanics": len({m for e in entries for m in e.mechanics}),
-        "sources": len(results),
+        "sources": sum(1 for r in results if r.rulings),     # files that yielded rulings
         "language_mismatches": language_mismatches or [],
         "ingested": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
     }

@@ -8,6 +8,8 @@ exists builds it from the bundled corpus. Each command is a module of
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from ingest import __version__
@@ -16,13 +18,22 @@ from search.commands import card, export, ingest, mechanics, search, show, stats
 
 
 class RulingsGroup(click.Group):
-    """Turns every RulingsError into ``Error: <one line>`` on stderr and exit code 1."""
+    """Turns every RulingsError, and an OSError naming a file, into ``Error: <one line>`` on stderr and exit 1."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except RulingsError as err:
             raise click.ClickException(str(err)) from None
+        except BrokenPipeError:
+            # the reader of our output went away (``rulings export | head``): not an error of ours
+            sys.stderr.close()
+            ctx.exit(0)
+        except OSError as err:
+            # the machine refused a file operation (permissions, missing folder, full disk)
+            if err.filename is None:
+                raise
+            raise click.ClickException(f"{err.filename}: {err.strerror or err}") from None
 
 
 @click.group(cls=RulingsGroup)

@@ -83,10 +83,10 @@ def select(index_dir: Path, selection: Selection) -> list[dict]:
     if not text and not filters.any():
         entries = list(index.all_entries(index_dir))
     else:
-        ix = index.open_index(index_dir)
-        with ix.searcher() as searcher:
+        with index.searcher(index_dir) as searcher:
             if text:
-                hits = searcher.search(query.parse(ix.schema, text), filter=query.filter_query(filters), limit=None)
+                hits = searcher.search(query.parse(searcher.schema, text), filter=query.filter_query(filters),
+                                       limit=None)
             else:
                 hits = searcher.search(query.filter_query(filters), limit=None)
             entries = [json.loads(hit["entry"]) for hit in hits]

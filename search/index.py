@@ -7,6 +7,10 @@ field holds the entry's PRODUCT.md JSON shape.
 from __future__ import annotations
 
 import json
+import pickle
+import struct
+import zlib
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -118,24 +122,47 @@ def write_entries(index_dir: Path, entries: list[Entry]) -> None:
             writer.add_document(**document(entry_to_dict(entry)))
 
 
+# What Whoosh raises for a folder whose files are missing, truncated or overwritten.
+DAMAGE = (OSError, EOFError, struct.error, zlib.error, pickle.UnpicklingError, whoosh_index.IndexError,
+          whoosh_index.EmptyIndexError)
+
+
+@contextmanager
+def searcher(index_dir: Path) -> Iterator:
+    """A Whoosh searcher of the index; any sign of a damaged folder becomes DamagedIndex.
+
+    Raises DamagedIndex (one line naming the folder) when the index is missing,
+    its segment files are gone, truncated or overwritten.
+    """
+    ix = open_index(index_dir)
+    try:
+        with ix.searcher() as opened:
+            yield opened
+    except DAMAGE as err:
+        raise DamagedIndex(f"{index_dir}: the index is damaged ({type(err).__name__}); "
+                           "run 'rulings ingest --rebuild' with your sources") from None
+
+
 def open_index(index_dir: Path):
     """Open the Whoosh index; raises DamagedIndex when it is missing or unreadable."""
     folder = index_dir / WHOOSH_DIR
     try:
         return whoosh_index.open_dir(str(folder))
-    except Exception as err:  # whoosh raises many kinds for a damaged folder
-        raise DamagedIndex(f"{index_dir}: index cannot be opened ({type(err).__name__}); "
-                           "run 'rulings ingest --rebuild'") from None
+    except DAMAGE as err:
+        raise DamagedIndex(f"{index_dir}: the index cannot be opened ({type(err).__name__}); "
+                           "run 'rulings ingest --rebuild' with your sources") from None
 
 
 def exists(index_dir: Path) -> bool:
-    """True when index_dir holds a Whoosh index."""
-    return whoosh_index.exists_in(str(index_dir / WHOOSH_DIR))
+    """True when index_dir holds a Whoosh index (its table of contents; segments may still be damaged)."""
+    try:
+        return whoosh_index.exists_in(str(index_dir / WHOOSH_DIR))
+    except DAMAGE:
+        return True          # a table of contents is there but unreadable: open_index() reports it
 
 
 def all_entries(index_dir: Path) -> Iterator[dict]:
     """Every entry in its JSON shape, in index order."""
-    ix = open_index(index_dir)
-    with ix.searcher() as searcher:
-        for fields in searcher.all_stored_fields():
+    with searcher(index_dir) as opened:
+        for fields in opened.all_stored_fields():
             yield json.loads(fields["entry"])

@@ -33,6 +33,7 @@ from ingest.errors import QueryError
 from ingest.tag import vocabulary
 from search import index
 from search.analysis import card_key, fold, terms
+from ingest.model import LANGUAGES
 from search.languages import field_for
 
 LANG_GROUPS = {"zh": ("zh-hans", "zh-hant")}
@@ -85,12 +86,24 @@ def set_filter(code: str) -> Query:
     return Term("sets", code.strip().lower())
 
 
-def lang_filter(code: str) -> Query:
-    """Entries in this language; ``zh`` matches ``zh-Hans`` and ``zh-Hant``."""
+def lang_codes(code: str) -> tuple[str, ...]:
+    """The lower-case language codes a user's code selects (``zh`` -> zh-hans, zh-hant).
+
+    Raises QueryError for an empty code or one that is not among Magic's
+    languages (ingest.model.LANGUAGES).
+    """
     lang = code.strip().lower()
     if not lang:
         raise QueryError("'lang:' needs a language code")
     group = LANG_GROUPS.get(lang, (lang,))
+    if not set(group) <= {known.lower() for known in LANGUAGES}:
+        raise QueryError(f"unknown language {code!r}; use one of zh, {', '.join(LANGUAGES)}")
+    return group
+
+
+def lang_filter(code: str) -> Query:
+    """Entries in this language; ``zh`` matches ``zh-Hans`` and ``zh-Hant``."""
+    group = lang_codes(code)
     return Or([Term("lang", c) for c in group]) if len(group) > 1 else Term("lang", group[0])
 
 
@@ -283,7 +296,29 @@ def parse(schema, text: str) -> Query:
         raise QueryError("query is nested too deeply") from None
     if query is None or isinstance(query, type(NullQuery)) or not _searchable_fields(query) - {"mechanics"}:
         raise QueryError(f"query {text!r} has no words to search for")
-    return without_andnot(query)
+    return without_andnot(without_unmatchable(query))
+
+
+def without_unmatchable(query: Query) -> Query:
+    """Drop from an AND the words that only the ``mechanics`` keyword field kept.
+
+    A word no text analyzer keeps (an emoji, a lone symbol character) survives only
+    as a raw mechanics term that can never match, which would make every query
+    holding it empty (``🐉 flying``); such words are ignored instead. A query of
+    nothing but such words is refused earlier ("has no words to search for").
+    """
+    if isinstance(query, And):
+        kept = [without_unmatchable(q) for q in query.subqueries if not _mechanics_word(q)]
+        return And(kept) if kept else query
+    if query.is_leaf():
+        return query
+    return query.apply(without_unmatchable)
+
+
+def _mechanics_word(query: Query) -> bool:
+    leaves = [query] if query.is_leaf() else list(query.leaves())
+    return bool(leaves) and all(getattr(leaf, "fieldname", None) == "mechanics"
+                                and not getattr(leaf, "from_filter", False) for leaf in leaves)
 
 
 def without_andnot(query: Query) -> Query:
@@ -323,11 +358,10 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
     has_text = bool(text and text.strip())
     if not has_text and not filters.any():
         raise QueryError("empty query: give words to search for or a filter")
-    ix = index.open_index(index_dir)
     selection = filter_query(filters)
-    with ix.searcher() as searcher:
+    with index.searcher(index_dir) as searcher:
         if has_text:
-            query = parse(ix.schema, text)
+            query = parse(searcher.schema, text)
             hits = searcher.search(query, filter=selection, limit=limit, terms=True)
         else:
             hits = searcher.search(selection, limit=limit, sortedby="date", reverse=True)
@@ -378,13 +412,12 @@ def suggestions(index_dir: Path, text: str, limit: int = 3) -> list[str]:
     For "did you mean": ``prolifirate`` -> ``["proliferate", ...]``. Words in
     quotes count too; filter values and operators do not.
     """
-    ix = index.open_index(index_dir)
     wanted = []
     plain = re.sub(r"(?i)(?<![\w\-])(?:" + "|".join(FILTER_FIELDS) + r"):(\"[^\"]*\"?|\S+)?", " ", text)
     for word, *_ in terms(plain, stemming=False, joined=False):
         if word[:1].isalpha() and word not in ("and", "or", "not") and word not in wanted:
             wanted.append(word)
-    with ix.searcher() as searcher:
+    with index.searcher(index_dir) as searcher:
         reader = searcher.reader()
         missing = [w for w in wanted if not _known(reader, w)]
         if not missing:
@@ -432,8 +465,7 @@ def card_matches(index_dir: Path, name: str) -> list[CardMatch]:
     key = card_key(name)
     if not key:
         return []
-    ix = index.open_index(index_dir)
-    with ix.searcher() as searcher:
+    with index.searcher(index_dir) as searcher:
         entries = [json.loads(fields["entry"]) for fields in searcher.documents(card_keys=key)]
     groups: dict[str, list[dict]] = {}
     spellings: dict[str, dict[str, int]] = {}
@@ -479,9 +511,8 @@ def entries_for_card(index_dir: Path, name: str) -> list[dict]:
 def card_suggestions(index_dir: Path, name: str, limit: int = 3) -> list[str]:
     """Closest card names in the index for a name that matched none."""
     key = card_key(name)
-    ix = index.open_index(index_dir)
     names: dict[str, str] = {}
-    with ix.searcher() as searcher:
+    with index.searcher(index_dir) as searcher:
         for fields in searcher.all_stored_fields():
             for card in json.loads(fields["entry"])["cards"]:
                 names.setdefault(card_key(card), card)
@@ -493,9 +524,9 @@ def card_suggestions(index_dir: Path, name: str, limit: int = 3) -> list[str]:
 
 
 def entry_by_id(index_dir: Path, entry_id: str) -> dict | None:
-    """The entry with this id or alias, or None."""
-    ix = index.open_index(index_dir)
-    with ix.searcher() as searcher:
+    """The entry with this id or alias (any case, surrounding space ignored), or None."""
+    entry_id = entry_id.strip().lower()
+    with index.searcher(index_dir) as searcher:
         fields = searcher.document(id=entry_id)
         if fields is not None:
             return json.loads(fields["entry"])
@@ -508,7 +539,7 @@ def entry_by_id(index_dir: Path, entry_id: str) -> dict | None:
 def mechanic_counts(index_dir: Path, lang: str | None = None) -> dict[str, int]:
     """Number of entries tagged with each mechanic id (optionally in one language)."""
     counts: dict[str, int] = {}
-    group = LANG_GROUPS.get(lang.lower(), (lang.lower(),)) if lang else None
+    group = lang_codes(lang) if lang else None
     for entry in index.all_entries(index_dir):
         if group and entry["lang"].lower() not in group:
             continue

@@ -35,3 +35,16 @@ def seed_index(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("seed-index")
     catalog.ingest(folder, corpus_files())
     return folder
+
+
+@pytest.fixture
+def make_ruling():
+    """Factory of Ruling records with keyword overrides (one test source, English, undated)."""
+    from ingest.model import Ruling, Source
+    counter = iter(range(1_000_000))
+
+    def make(text: str = "Proliferate can't add a new kind of counter.", **fields) -> Ruling:
+        base = dict(card="Contentious Plan", set_code="WAR", date="2019-05-03", lang="en",
+                    source=Source("test", "text"), position=next(counter), publisher="wotc")
+        return Ruling(text=text, **(base | fields))
+    return make

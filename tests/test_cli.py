@@ -107,3 +107,9 @@ def test_version(runner):
     result = runner.invoke(cli, ["--version"])
     assert result.exit_code == 0
     assert result.stdout.startswith("rulings, version ")
+
+
+def test_show_accepts_id_in_any_case(runner, seed_index):
+    entry = json.loads(run(runner, seed_index, "search", "evolve", "--format", "json", "--limit", "1").stdout)[0]
+    shown = json.loads(run(runner, seed_index, "show", " " + entry["id"].upper(), "--format", "json").stdout)
+    assert shown["id"] == entry["id"]

@@ -170,3 +170,14 @@ def test_show_lists_variants_with_similarity_and_related_with_guard(runner, seed
                    if line.startswith("  [") and "]" in line)
     assert shown == sorted(f"{v.similarity:.2f}" for v in choose.variants)
     assert "0." in shown[0]                       # the "To proliferate" and damaged variants are not identical
+
+
+def test_identical_text_on_different_cards_is_one_entry(make_ruling):
+    # the card name of one ruling appears in the other's text: masking differs, the text does not
+    text = "If Wasteland Strangler's ability resolves, the exiled card is put into its owner's graveyard."
+    a = make_ruling(text, card="Wasteland Strangler", set_code="BFZ")
+    b = make_ruling(text, card="Dominator Drone", set_code="BFZ")
+    c = make_ruling("指挥官法球让你加一点法术力。", card="指挥官法球", lang="zh-Hans")
+    d = make_ruling("指挥官法球让你加一点法术力。", card="秘法印记", lang="zh-Hans")
+    entries = build_entries([a, b, c, d]).entries
+    assert sorted(len(e.variants) for e in entries) == [2, 2]

@@ -194,3 +194,12 @@ def test_no_input_raises_anything_but_query_error(seed_index, text):
         assert str(err) and "\n" not in str(err)
     else:
         assert isinstance(hits, list)
+
+
+def test_words_no_analyzer_keeps_are_ignored(seed_index):
+    evolve = {h["id"] for h in query.search(seed_index, "evolve", limit=50)}
+    assert len(evolve) == 7
+    assert {h["id"] for h in query.search(seed_index, "🐉 evolve", limit=50)} == evolve
+    assert {h["id"] for h in query.search(seed_index, "evolve ☃", limit=50)} == evolve
+    with pytest.raises(QueryError, match="has no words to search for"):
+        query.search(seed_index, "🐉")

@@ -138,3 +138,10 @@ def test_find_mechanic_by_any_name():
     assert find_mechanic("Totem Armor").id == "umbra-armor"
     assert find_mechanic("+1/+1 counters").id == "plus-one-counters"
     assert find_mechanic("prolifrate") is None
+
+
+def test_traditional_chinese_names_resolve():
+    from ingest.tag import find_mechanic
+    assert find_mechanic("飛行").id == "flying"
+    assert find_mechanic("飞行").id == "flying"
+    assert find_mechanic("增殖").id == "proliferate"

@@ -12,15 +12,17 @@ from ingest.errors import RulingsError
 from search import catalog
 from search.commands.options import default_index, index_option
 
+
 def format_table(files) -> list[str]:
-    """Lines of a table per sniffed format: files, rulings read, files skipped, files rejected.
+    """Lines of a table per sniffed format: files that yielded rulings, rulings read, files skipped,
+    files rejected (``files`` counts as ``formats`` does in the JSON output).
 
     Files no reader claimed are counted under ``(none)``.
     """
     rows: dict[str, list[int]] = {}
     for result in files:
         row = rows.setdefault(result.format or "(none)", [0, 0, 0, 0])
-        row[0] += 1
+        row[0] += bool(result.rulings)
         row[1] += len(result.rulings)
         row[2] += bool(result.skipped)
         row[3] += bool(result.rejected)
@@ -35,14 +37,16 @@ def format_table(files) -> list[str]:
 
 
 @click.command()
-@click.argument("sources", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("sources", nargs=-1, type=click.Path(readable=False))
 @click.option("--rebuild", is_flag=True, help="Start from an empty index.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @index_option
 def ingest(sources, rebuild, fmt, index_dir):
     """Add ruling documents (files or folders) to the index; none means the bundled corpus."""
+    if any(not source.strip() for source in sources):
+        raise RulingsError("'': an empty path names no file or folder")
     index_dir = index_dir or default_index()
-    report = catalog.ingest(index_dir, list(sources) or corpus_files(), rebuild=rebuild)
+    report = catalog.ingest(index_dir, [Path(s) for s in sources] or corpus_files(), rebuild=rebuild)
     summary = report.to_json()
     if fmt == "json":
         click.echo(json.dumps(summary, ensure_ascii=False, indent=1))

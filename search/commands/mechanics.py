@@ -68,5 +68,7 @@ def resolve_mechanic(name: str) -> str:
     if mechanic is not None:
         return mechanic.id
     wanted = name.strip().lower().replace(" ", "-")
+    if not any(ch.isalnum() for ch in wanted):
+        raise UnknownMechanic(f"{name!r} names no mechanic; give an id, a printed name or a Chinese name")
     close = [match for match, _, _ in process.extract(wanted, [m.id for m in vocabulary()], limit=3)]
     raise UnknownMechanic(f"unknown mechanic {name!r}; closest: {', '.join(close)}")

@@ -30,7 +30,13 @@ def index_option(fn):
 def ready_index(index_dir: Path | None) -> Path:
     """The index folder, built from the bundled corpus when it holds no index yet."""
     index_dir = index_dir or default_index()
-    if not index.exists(index_dir):
+    if index.exists(index_dir):
+        return index_dir
+    if (index_dir / catalog.STATE).exists():
+        # the Whoosh files are gone but the remembered sources are not: rewrite the index from them
+        click.echo(f"{index_dir}: index files missing; rebuilding them from the remembered sources", err=True)
+        catalog.rebuild_entries(index_dir, catalog.load_state(index_dir))
+    else:
         catalog.ingest(index_dir, corpus_files())
     return index_dir
 
