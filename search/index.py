@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from whoosh import index as whoosh_index
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
@@ -45,8 +45,8 @@ def card_keys(cards: list[str]) -> list[str]:
     return sorted(k for k in keys if k)
 
 
-def document(entry_json: dict) -> dict:
-    """The Whoosh document of one entry in its JSON shape."""
+def document(entry_json: dict, stored: str | None = None) -> dict:
+    """The Whoosh document of one entry in its JSON shape (stored: its JSON text, when already made)."""
     return {
         "id": entry_json["id"],
         "text": entry_json["text"] + "\n" + "\n".join(
@@ -58,7 +58,7 @@ def document(entry_json: dict) -> dict:
         "sets": ",".join(s.lower() for s in entry_json["sets"]),
         "lang": entry_json["lang"].lower(),
         "date": entry_json["date"] or "",
-        "entry": json.dumps(entry_json, ensure_ascii=False),
+        "entry": stored if stored is not None else json.dumps(entry_json, ensure_ascii=False),
     }
 
 
@@ -70,6 +70,35 @@ def write_entries(index_dir: Path, entries: list[Entry]) -> None:
     with ix.writer(limitmb=256) as writer:
         for entry in entries:
             writer.add_document(**document(entry_to_dict(entry)))
+
+
+def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
+                    deleted: Iterable[str] = (), create: bool = False) -> int:
+    """Bring the Whoosh index up to date without rebuilding it; returns the documents added.
+
+    entries: (entry JSON shape, its JSON text, True when a document with that id
+    may already exist and must be replaced). deleted: ids whose documents go.
+    create: start a new, empty index first (a full rebuild). Raises DamagedIndex
+    when an existing index cannot be opened.
+    """
+    folder = index_dir / WHOOSH_DIR
+    if create or not exists(index_dir):
+        folder.mkdir(parents=True, exist_ok=True)
+        ix = whoosh_index.create_in(str(folder), schema())
+        create = True
+    else:
+        ix = open_index(index_dir)
+    added = 0
+    with ix.writer(limitmb=256) as writer:
+        if not create:
+            for entry_id in deleted:
+                writer.delete_by_term("id", entry_id)
+        for entry_json, stored, replace in entries:
+            if replace and not create:
+                writer.delete_by_term("id", entry_json["id"])
+            writer.add_document(**document(entry_json, stored))
+            added += 1
+    return added
 
 
 def open_index(index_dir: Path):
