@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from datasketch import MinHash, MinHashLSH
@@ -43,19 +44,47 @@ def shingles(toks: Sequence[str], k: int = SHINGLE) -> set[str]:
     return {" ".join(toks[i:i + k]) for i in range(len(toks) - k + 1)}
 
 
+@lru_cache(maxsize=1 << 16)
 def guards(match: str) -> Counter:
-    """Multiset of guard tokens: numbers and number words, symbols, P/T modifiers, negations."""
+    """Multiset of guard tokens: numbers and number words, symbols, P/T modifiers, negations.
+
+    Cached per text (a text meets many candidates); callers must not modify the result.
+    """
     return Counter(_GUARD.findall(match))
 
 
-def same_ruling(a: str, b: str) -> tuple[bool, float, str | None]:
+@lru_cache(maxsize=1)
+def _permutations():
+    """The MinHash permutations, made once (datasketch otherwise draws them for every MinHash)."""
+    first = MinHash(num_perm=NUM_PERM)
+    return first.permutations, first.scheme
+
+
+def signature(match: str) -> MinHash:
+    """MinHash of a matching-form text's shingles (one vectorised batch update)."""
+    permutations, scheme = _permutations()
+    mh = MinHash(num_perm=NUM_PERM, permutations=permutations, scheme=scheme)
+    mh.update_batch([shingle.encode("utf-8") for shingle in shingles(tokens(match))])
+    return mh
+
+
+@lru_cache(maxsize=1 << 16)
+def _guard_key(match: str) -> tuple:
+    """guards() as a sorted tuple, cheap to compare."""
+    return tuple(sorted(guards(match).items()))
+
+
+def same_ruling(a: str, b: str, reason: bool = True) -> tuple[bool, float, str | None]:
     """Decide whether two matching-form texts make the same rules statement.
 
     Returns (same, similarity 0..1, reason they were kept apart or None).
+    With reason=False the guard-token reason is not spelled out (dedup's hot loop).
     """
     similarity = fuzz.ratio(a, b) / 100.0
-    ga, gb = guards(a), guards(b)
-    if ga != gb:
+    if _guard_key(a) != _guard_key(b):
+        if not reason:
+            return False, similarity, "guard token differs"
+        ga, gb = guards(a), guards(b)
         diff = sorted((ga - gb) + (gb - ga))
         return False, similarity, "guard token differs: " + ", ".join(diff[:3])
     if similarity * 100 < MERGE_RATIO:
@@ -84,15 +113,13 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
         if ruling.match in by_text:
             groups[by_text[ruling.match]].append((ruling, 1.0))
             continue
-        mh = MinHash(num_perm=NUM_PERM)
-        for shingle in shingles(tokens(ruling.match)):
-            mh.update(shingle.encode("utf-8"))
+        mh = signature(ruling.match)
         best = None
         for key in lsh.query(mh):
             head = groups[key][0][0]
             if head.lang != ruling.lang:
                 continue
-            same, similarity, _ = same_ruling(head.match, ruling.match)
+            same, similarity, _ = same_ruling(head.match, ruling.match, reason=False)
             if same and (best is None or similarity > best[1]):
                 best = (key, similarity)
         if best is not None:
