@@ -39,9 +39,9 @@ GENERATED = HERE / "generated"
 NAMESPACE = uuid.UUID("6f1c4f9e-0b7e-4c8e-9a51-5d1f3b0c2a77")
 
 SIZES = {
-    # dataset: (rulings, mean variants per entry)
-    "scryfall50k": (50_000, 1.7),
-    "million": (1_000_000, 4.0),
+    # dataset: (rulings, relative weights of 1..8 variants per entry)
+    "scryfall50k": (50_000, (60, 22, 9, 4, 2, 1, 1, 1)),      # mean 1.78 variants per entry
+    "million": (1_000_000, (20, 14, 13, 12, 11, 10, 10, 10)),  # mean 4.0: about 250,000 entries
 }
 
 
@@ -143,12 +143,12 @@ class Corpus:
                    "source": "scryfall" if rng.random() < 0.05 else "wotc"}
 
 
-def variant_counts(total: int, mean: float, rng: random.Random) -> list[int]:
-    """Variants per entry (1..8) summing to exactly total, with the given mean."""
+def variant_counts(total: int, weights: tuple[int, ...], rng: random.Random) -> list[int]:
+    """Variants per entry (1..len(weights), drawn with these weights) summing to exactly total."""
+    sizes = list(range(1, len(weights) + 1))
     counts, left = [], total
     while left > 0:
-        n = 1 + min(7, int(rng.expovariate(1 / (mean - 1)))) if mean > 1 else 1
-        n = min(n, left)
+        n = min(rng.choices(sizes, weights)[0], left)
         counts.append(n)
         left -= n
     return counts
@@ -195,11 +195,11 @@ def mtgjson_set(code: str, cards: dict[str, list[dict]]) -> dict:
 
 def generate(dataset: str, seed: int = 20240607, out: Path = GENERATED, shared: Path = SHARED) -> Path:
     """Write one dataset under out/<dataset>; returns its folder. Deterministic from seed."""
-    total, mean = SIZES[dataset]
+    total, weights = SIZES[dataset]
     rng = random.Random(seed)
     corpus = Corpus(real_rulings(shared), rng)
     folder = out / dataset
-    counts = variant_counts(total, mean, rng)
+    counts = variant_counts(total, weights, rng)
     if dataset == "scryfall50k":
         bulk = BulkWriter(folder / "rulings.json")
         for j, count in enumerate(counts):

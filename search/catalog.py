@@ -82,7 +82,9 @@ class IngestReport:
     """The outcome of one ingest, in the ``rulings ingest --format json`` shape (to_json).
 
     changed: False when nothing was added, changed or dropped (nothing was written);
-    added/updated/deleted: entries written to or deleted from the Whoosh index.
+    parsed: files read by a reader now; index_changes: Whoosh documents
+    {"added", "deleted", "kept"}; timings: wall seconds per stage (read,
+    normalise, dedup, ids, tag, index, save).
     """
 
     files: list[FileResult]
@@ -93,6 +95,7 @@ class IngestReport:
     changed: bool = True
     parsed: int = 0
     index_changes: dict[str, int] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """PRODUCT.md "Other JSON shapes": rulings, entries, formats, skipped, rejected, rejected_rulings, seconds."""
@@ -199,6 +202,7 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
     state = State() if rebuild else load_state(index_dir)
     files, named_failures = [], []
     parsed, dropped = 0, 0
+    timings: dict[str, float] = {}
     for path in paths:
         seen = set()
         for file in walk(path):
@@ -213,14 +217,17 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
             for key in [k for k in state.sources if k.startswith(prefix) and k not in seen]:
                 del state.sources[key]
                 dropped += 1
+    timings["read"] = time.perf_counter() - started
     if not (rebuild or parsed or dropped) and index.exists(index_dir) and (index_dir / SUMMARY).exists():
         figures = summary(index_dir)
         return IngestReport(files, figures["entries"], figures.get("rejected_reasons", {}),
-                            time.perf_counter() - started, named_failures, changed=False)
-    entries, rejected, changes = update_entries(index_dir, state, full=rebuild)
+                            time.perf_counter() - started, named_failures, changed=False, timings=timings)
+    entries, rejected, changes = update_entries(index_dir, state, full=rebuild, timings=timings)
+    mark = time.perf_counter()
     save_state(index_dir, state)
+    timings["save"] = time.perf_counter() - mark
     return IngestReport(files, len(entries), rejected, time.perf_counter() - started, named_failures,
-                        changed=True, parsed=parsed, index_changes=changes)
+                        changed=True, parsed=parsed, index_changes=changes, timings=timings)
 
 
 def remove(index_dir: Path, path: Path) -> tuple[list[SourceRecord], int]:
@@ -259,8 +266,8 @@ def entry_hash(entry_json: str) -> str:
     return hashlib.sha1(entry_json.encode("utf-8")).hexdigest()
 
 
-def update_entries(index_dir: Path, state: State,
-                   full: bool = False) -> tuple[list[Entry], dict[str, int], dict[str, int]]:
+def update_entries(index_dir: Path, state: State, full: bool = False,
+                   timings: dict[str, float] | None = None) -> tuple[list[Entry], dict[str, int], dict[str, int]]:
     """Run the pipeline over all remembered rulings and bring the index, summary and ids up to date.
 
     The pipeline works on copies of the remembered rulings (it fills ``match``
@@ -268,7 +275,8 @@ def update_entries(index_dir: Path, state: State,
     index is recreated when ``full`` or when it does not exist; otherwise only
     entries whose JSON hash differs from the remembered one are replaced, and
     entries that no longer form are deleted. Returns (entries, rejected rulings
-    per reason, index changes {"added", "deleted", "kept"}).
+    per reason, index changes {"added", "deleted", "kept"}). timings, when
+    given, receives the seconds of each pipeline stage and of "index".
     """
     from ingest.model import entry_to_dict
     from ingest.pipeline import build_entries
@@ -280,7 +288,8 @@ def update_entries(index_dir: Path, state: State,
             working = copy.copy(ruling)
             owner[id(working)] = key
             rulings.append(working)
-    result = build_entries(rulings, state.ids, state.aliases)
+    result = build_entries(rulings, state.ids, state.aliases, timings)
+    mark = time.perf_counter()
     full = full or not index.exists(index_dir)
     old = {} if full else state.entry_hashes
     new_ids = {entry.id for entry in result.entries}
@@ -298,6 +307,8 @@ def update_entries(index_dir: Path, state: State,
     added = index.write_documents(index_dir, changed_documents(), gone, create=full)
     changes = {"added": added, "deleted": len(gone), "kept": len(new_hashes) - added}
     state.entry_hashes = new_hashes
+    if timings is not None:
+        timings["index"] = time.perf_counter() - mark
     state.ids = {v.ruling.key(): e.id for e in result.entries for v in e.variants}
     state.aliases = {e.id: e.aliases for e in result.entries if e.aliases}
     contributed: dict[str, set] = {key: set() for key in state.sources}
