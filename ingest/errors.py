@@ -20,11 +20,15 @@ class ReadError(RulingsError):
 
 
 class NoRulings(RulingsError):
-    """A document was read but holds no rulings (it is skipped, not rejected)."""
+    """A document was read but holds no rulings (it is skipped, not rejected).
 
-    def __init__(self, path: str, reason: str) -> None:
+    card_names: oracle_id -> card name map the document holds anyway (a Scryfall card list).
+    """
+
+    def __init__(self, path: str, reason: str, card_names: dict[str, str] | None = None) -> None:
         super().__init__(f"{path}: {reason}")
         self.path, self.reason = str(path), reason
+        self.card_names = card_names or {}
 
 
 class QueryError(RulingsError):

@@ -14,10 +14,10 @@ from typing import Iterable
 
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling
-from ingest.readers import text
+from ingest.readers import docx, gatherer, mtgjson, pdf, scryfall, text
 
 # Order matters: the first reader whose looks_like() accepts the head wins.
-READERS = [text]
+READERS = [scryfall, mtgjson, gatherer, docx, pdf, text]
 HEAD_BYTES = 65536
 
 
@@ -30,6 +30,7 @@ class FileResult:
     rulings: list[Ruling] = field(default_factory=list)
     skipped: str | None = None
     rejected: str | None = None
+    card_names: dict[str, str] = field(default_factory=dict)  # oracle_id -> card name
 
 
 def sniff(path: Path, head: bytes | None = None):
@@ -74,9 +75,14 @@ def read_file(path: Path) -> FileResult:
         return result
     result.format = reader.FORMAT
     try:
-        result.rulings = list(reader.read(path))
+        if hasattr(reader, "read_with_names"):
+            rulings, result.card_names = reader.read_with_names(path)
+            result.rulings = list(rulings)
+        else:
+            result.rulings = list(reader.read(path))
     except NoRulings as err:
         result.skipped = err.reason
+        result.card_names = err.card_names
     except ReadError as err:
         result.rejected = err.reason
     if not result.rulings and not (result.skipped or result.rejected):

@@ -3,77 +3,208 @@
 Keyword abilities are CR 702 and keyword actions CR 701
 (``realdata/comprules-rulesraker/MagicCompRules.txt``); the named non-keyword
 mechanics are listed in PRODUCT.md, "Mechanics". The vocabulary lives in
-``ingest/data/mechanics.json``: id, printed name, kind, forms (whole-word
-patterns on unstemmed text), symbols and Chinese names.
+``ingest/data/mechanics.json``, derived by ``scripts/derive_mechanics.py``: id,
+printed name, kind, forms (whole-word patterns on unstemmed text), symbols,
+reminder phrases and Chinese names. What counts as "about" follows
+``shared/gold/tag-guidelines.md``: a ruling names the mechanic or discusses it
+unambiguously; card names never make tags.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
 from ingest.model import Entry
 
-CARD_MASK = "\x00card\x00"
+CARD_MASK = "\x00"
+
+# Straight quotes and ASCII dashes for matching (display text is never changed).
+_QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "−": "-"})
+
+# A keyword use of a word that is also plain English (``has flash``, ``with reach and flying``).
+_GRANT = (r"(?:has|have|had|having|with|without|gains?|gained|gaining|loses?|lost|losing|grants?|granted|"
+          r"granting|gives?|gave|given|giving|get|gets)")
+_BEFORE = re.compile(rf"(?:\b{_GRANT}\s+(?:(?:[\w-]+|\{{[^}}]*\}})(?:\s+(?:\d+|X|\{{[^}}]*\}}))*,?\s+"
+                     rf"(?:(?:and|or|and/or)\s+)?){{0,4}}|\binstances? of\s+|[\"'])$", re.IGNORECASE)
+_AFTER = re.compile(r"^(?:\s+(?:abilit(?:y|ies)|costs?|cards?|spells?|creatures?|permanents?|triggers?|"
+                    r"triggered|mechanic|keyword|instances?|effects?)\b|\s*\{|\s+(?:\d+|X)\b|\s*[—-]\s|"
+                    r"\"|'s (?:ability|trigger|cost))", re.IGNORECASE)
+_SENTENCE_VERB = re.compile(r"^\s+(?:is|isn't|doesn't|does|can|can't|will|won't|works|only|applies|triggers|"
+                            r"lets|allows|causes|checks|counts|was|has|means|represents|refers)\b")
+
+# Chinese keyword use: 具有/获得/失去 X, X异能, X费用, 「X」.
+_ZH_BEFORE = re.compile(r"(?:具有|具|获得|失去|有|带有|以|「|“|\"|和|与|及|、)$")
+_ZH_AFTER = re.compile(r"^(?:异能|费用|能力|」|”|\"|的费用|指示物|牌|咒语|生物|动作|之|[0-9X{])")
 
 
 @dataclass(frozen=True)
 class Mechanic:
-    """One vocabulary entry: id (``plus-one-counters``), printed name, kind, and its match patterns."""
+    """One vocabulary entry.
+
+    id (``plus-one-counters``), printed name, kind (``keyword ability``, ``keyword action``,
+    ``counters``, ``mana``, ``other``), forms (regex sources, whole words, case-insensitive),
+    zh (Chinese names), and: symbols (regex sources such as ``\\{E\\}``), reminders (phrases that
+    describe the mechanic without naming it), keyword_only (the name is also plain English, so only a
+    keyword use counts), zh_patterns (Chinese regex sources), zh_keyword_only, rule (CR number).
+    """
 
     id: str
     name: str
     kind: str
     forms: tuple[str, ...]
     zh: tuple[str, ...] = ()
+    symbols: tuple[str, ...] = ()
+    reminders: tuple[str, ...] = ()
+    keyword_only: bool = False
+    zh_patterns: tuple[str, ...] = ()
+    zh_keyword_only: bool = False
+    rule: str = ""
 
 
 @lru_cache(maxsize=1)
 def vocabulary() -> tuple[Mechanic, ...]:
     """The mechanics of ``ingest/data/mechanics.json``, in file order."""
     raw = json.loads(resources.files("ingest").joinpath("data/mechanics.json").read_text("utf-8"))
-    return tuple(Mechanic(m["id"], m["name"], m["kind"], tuple(m["forms"]), tuple(m.get("zh", ())))
+    return tuple(Mechanic(m["id"], m["name"], m["kind"], tuple(m["forms"]), tuple(m.get("zh", ())),
+                          tuple(m.get("symbols", ())), tuple(m.get("reminders", ())),
+                          bool(m.get("keyword_only")), tuple(m.get("zh_patterns", ())),
+                          bool(m.get("zh_keyword_only")), m.get("rule", ""))
                  for m in raw)
 
 
+@dataclass(frozen=True)
+class _Matcher:
+    id: str
+    forms: re.Pattern | None
+    keyword_only: bool
+    plain: re.Pattern | None        # symbols and reminders: any match counts
+    zh: re.Pattern | None
+    zh_keyword_only: bool
+    zh_plain: re.Pattern | None
+
+
+def _words(sources) -> re.Pattern | None:
+    sources = list(sources)
+    if not sources:
+        return None
+    return re.compile(rf"(?<![\w-])(?:{'|'.join(sources)})(?![\w-])", re.IGNORECASE)
+
+
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[tuple[str, re.Pattern, re.Pattern | None], ...]:
-    compiled = []
-    for mechanic in vocabulary():
-        alternatives = [f for f in mechanic.forms]
-        body = "|".join(alternatives)
-        pattern = re.compile(rf"(?<![\w-])(?:{body})(?![\w-])", re.IGNORECASE)
-        zh = re.compile("|".join(re.escape(z) for z in mechanic.zh)) if mechanic.zh else None
-        compiled.append((mechanic.id, pattern, zh))
-    return tuple(compiled)
+def _matchers() -> tuple[_Matcher, ...]:
+    out = []
+    for m in vocabulary():
+        symbols = [re.compile(s, re.IGNORECASE) for s in m.symbols]
+        plain = "|".join([f"(?:{s.pattern})" for s in symbols]
+                         + [rf"(?<![\w-])(?:{r})(?![\w-])" for r in m.reminders])
+        zh = re.compile("|".join(re.escape(z) for z in sorted(m.zh, key=len, reverse=True))) if m.zh else None
+        zh_plain = re.compile("|".join(m.zh_patterns)) if m.zh_patterns else None
+        out.append(_Matcher(m.id, _words(m.forms), m.keyword_only,
+                            re.compile(plain, re.IGNORECASE) if plain else None,
+                            zh, m.zh_keyword_only, zh_plain))
+    return tuple(out)
 
 
-def mask_cards(text: str, cards: list[str]) -> str:
-    """Replace each card name (full, each face, short name before a comma) with a placeholder."""
+@lru_cache(maxsize=1)
+def _zh_names() -> frozenset[str]:
+    return frozenset(z for m in vocabulary() for z in m.zh)
+
+
+def matching_text(text: str) -> str:
+    """NFKC (full-width letters, digits and signs to ASCII), straight quotes, ASCII dashes; case kept."""
+    return unicodedata.normalize("NFKC", text).translate(_QUOTES)
+
+
+def card_names(cards) -> list[str]:
+    """The names to mask for these cards: full name, each face, the short name before a comma; longest first."""
     names = set()
     for card in cards:
         if not card:
             continue
-        for face in [card] + card.split(" // "):
-            names.add(face.strip())
+        for face in [card] + card.split("//"):
+            face = matching_text(face).strip()
+            names.add(face)
             if "," in face:
                 names.add(face.split(",")[0].strip())
-    for name in sorted(names, key=len, reverse=True):
-        if name:
-            text = re.sub(re.escape(name), CARD_MASK, text, flags=re.IGNORECASE)
+    return sorted((n for n in names if len(n) > 1), key=len, reverse=True)
+
+
+def mask_cards(text: str, cards) -> str:
+    """Replace each card name (full, each face, short name before a comma) with a placeholder.
+
+    A Chinese release-notes "card" that is exactly a mechanic's Chinese name is a section heading
+    (``风暴``), not a card, and stays.
+    """
+    for name in card_names(cards):
+        if name in _zh_names():
+            continue
+        text = re.sub(re.escape(name), CARD_MASK, text, flags=re.IGNORECASE)
     return text
 
 
-def mechanics_in(text: str, cards: list[str] = ()) -> tuple[str, ...]:
-    """Sorted mechanic ids a ruling text is about, with its card names masked first."""
-    masked = mask_cards(text, list(cards))
+def _keyword_use(text: str, start: int, end: int) -> bool:
+    word = text[start:end]
+    if _BEFORE.search(text[max(0, start - 80):start]) or _AFTER.match(text[end:end + 30]):
+        return True
+    sentence_start = start == 0 or re.search(r"[.!?:]\s+$|^\s*$", text[max(0, start - 3):start])
+    return bool(sentence_start and word[:1].isupper() and _SENTENCE_VERB.match(text[end:end + 20]))
+
+
+def _is_name(text: str, start: int, end: int) -> bool:
+    """A capitalised form in mid-sentence is a name (another card's: ``such as Evolving Wilds``)."""
+    if not text[start:start + 1].isupper() or start == 0:
+        return False
+    before = text[max(0, start - 3):start]
+    if re.search(r"[.!?:(\"']\s*$|^\s*$", before) or text[start - 1:start] == "\n":
+        return False
+    return not re.match(r"\s*(?:\{|\d)", text[end:end + 3])
+
+
+def _english(matcher: _Matcher, text: str) -> bool:
+    if matcher.plain is not None and matcher.plain.search(text):
+        return True
+    if matcher.forms is None:
+        return False
+    for hit in matcher.forms.finditer(text):
+        start, end = hit.span()
+        if " " not in hit.group(0) and _is_name(text, start, end):
+            continue
+        if not matcher.keyword_only or _keyword_use(text, start, end):
+            return True
+    return False
+
+
+def _chinese(matcher: _Matcher, text: str) -> bool:
+    if matcher.zh_plain is not None and matcher.zh_plain.search(text):
+        return True
+    if matcher.zh is None:
+        return False
+    for hit in matcher.zh.finditer(text):
+        start, end = hit.span()
+        if not matcher.zh_keyword_only:
+            return True
+        if _ZH_BEFORE.search(text[max(0, start - 3):start]) or _ZH_AFTER.match(text[end:end + 4]):
+            return True
+    return False
+
+
+def mechanics_in(text: str, cards=()) -> tuple[str, ...]:
+    """Sorted mechanic ids a ruling text is about, with its card names masked first.
+
+    text: a ruling as written (any language); cards: the card names of the ruling (``Face A // Face B``
+    is masked whole and by face). English forms match whole words on unstemmed text; Chinese names
+    match anywhere in the text.
+    """
+    masked = mask_cards(matching_text(text), list(cards))
     found = set()
-    for mechanic_id, pattern, zh in _patterns():
-        if pattern.search(masked) or (zh is not None and zh.search(masked)):
-            found.add(mechanic_id)
+    for matcher in _matchers():
+        if _english(matcher, masked) or _chinese(matcher, masked):
+            found.add(matcher.id)
     return tuple(sorted(found))
 
 
@@ -83,5 +214,28 @@ def tag(entries: list[Entry]) -> None:
         found = set()
         for variant in entry.variants:
             r = variant.ruling
-            found.update(mechanics_in(r.text, [r.card] if r.card else []))
+            found.update(mechanics_in(r.repaired_text or r.text, [r.card] if r.card else []))
         entry.mechanics = sorted(found)
+
+
+def find_mechanic(name: str) -> Mechanic | None:
+    """The mechanic a person means by ``name``: its id, printed name, any of its forms, or a Chinese name.
+
+    ``Proliferated``, ``double strike``, ``totem armor``, ``增殖`` and ``plus-one-counters`` all resolve;
+    None when nothing matches.
+    """
+    wanted = matching_text(name).strip()
+    if not wanted:
+        return None
+    lowered = wanted.lower()
+    as_id = re.sub(r"[\s_]+", "-", lowered)
+    for mechanic in vocabulary():
+        if as_id == mechanic.id or lowered == mechanic.name.lower() or wanted in mechanic.zh:
+            return mechanic
+    for mechanic in vocabulary():
+        forms = _words(mechanic.forms)
+        if forms is not None and forms.fullmatch(wanted):
+            return mechanic
+        if any(re.fullmatch(p, wanted) for p in mechanic.zh_patterns):
+            return mechanic
+    return None

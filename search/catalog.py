@@ -29,7 +29,7 @@ import os
 import pickle
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -257,8 +257,29 @@ def sources(index_dir: Path) -> list[SourceRecord]:
 
 
 def remembered_rulings(state: State) -> list[Ruling]:
-    """Every ruling of every remembered source, in source-path order."""
-    return [r for key in sorted(state.sources) for r in state.sources[key].result.rulings]
+    """Every ruling of every remembered source, in source-path order.
+
+    A ruling that carries only an oracle_id (Scryfall) gets the card name that any
+    remembered source maps that id to (a Scryfall card list, MTGJSON v5
+    ``identifiers.scryfallOracleId``); the remembered ruling itself is not changed.
+    """
+    names = card_names(state)
+    rulings = []
+    for key in sorted(state.sources):
+        for ruling in state.sources[key].result.rulings:
+            if ruling.card is None and ruling.oracle_id in names:
+                ruling = replace(ruling, card=names[ruling.oracle_id])
+            rulings.append(ruling)
+    return rulings
+
+
+def card_names(state: State) -> dict[str, str]:
+    """oracle_id -> card name from every remembered source (first source in path order wins)."""
+    names: dict[str, str] = {}
+    for key in sorted(state.sources):
+        for oracle_id, name in getattr(state.sources[key].result, "card_names", {}).items():
+            names.setdefault(oracle_id, name)
+    return names
 
 
 def entry_hash(entry_json: str) -> str:

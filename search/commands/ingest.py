@@ -12,6 +12,28 @@ from ingest.errors import RulingsError
 from search import catalog
 from search.commands.options import default_index, index_option
 
+def format_table(files) -> list[str]:
+    """Lines of a table per sniffed format: files, rulings read, files skipped, files rejected.
+
+    Files no reader claimed are counted under ``(none)``.
+    """
+    rows: dict[str, list[int]] = {}
+    for result in files:
+        row = rows.setdefault(result.format or "(none)", [0, 0, 0, 0])
+        row[0] += 1
+        row[1] += len(result.rulings)
+        row[2] += bool(result.skipped)
+        row[3] += bool(result.rejected)
+    lines = [f"  {'format':10} {'files':>6} {'rulings':>8} {'skipped':>8} {'rejected':>9}"]
+    for name in sorted(rows, key=lambda n: (n == "(none)", n)):
+        files_n, rulings, skipped, rejected = rows[name]
+        lines.append(f"  {name:10} {files_n:6} {rulings:8} {skipped:8} {rejected:9}")
+    if len(rows) > 1:
+        total = [sum(row[i] for row in rows.values()) for i in range(4)]
+        lines.append(f"  {'total':10} {total[0]:6} {total[1]:8} {total[2]:8} {total[3]:9}")
+    return lines
+
+
 @click.command()
 @click.argument("sources", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--rebuild", is_flag=True, help="Start from an empty index.")
@@ -27,8 +49,8 @@ def ingest(sources, rebuild, fmt, index_dir):
     else:
         click.echo(f"{summary['rulings']} rulings read, {summary['entries']} entries in the index "
                    f"({summary['seconds']:.1f} s)")
-        for name, counts in summary["formats"].items():
-            click.echo(f"  {name:10} {counts['files']:5} files {counts['rulings']:7} rulings")
+        for line in format_table(report.files):
+            click.echo(line)
         for kind in ("skipped", "rejected"):
             if summary[kind]:
                 click.echo(f"{len(summary[kind])} files {kind}:")

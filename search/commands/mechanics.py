@@ -1,4 +1,4 @@
-"""The ``rulings mechanics`` command."""
+"""The ``rulings mechanics`` command: mechanics grouped by kind with entry counts, or one mechanic's entries."""
 
 from __future__ import annotations
 
@@ -8,9 +8,14 @@ import click
 from rapidfuzz import process
 
 from ingest.errors import UnknownMechanic
-from ingest.tag import vocabulary
+from ingest.tag import find_mechanic, vocabulary
 from search import query
 from search.commands.options import entry_block, index_option, ready_index
+
+# Display order and headings of the kinds (PRODUCT.md, "rulings mechanics").
+KIND_HEADINGS = {"keyword ability": "keyword abilities", "keyword action": "keyword actions",
+                 "counters": "counters", "mana": "mana", "other": "other", "ability word": "ability words"}
+
 
 @click.command()
 @click.argument("name", required=False)
@@ -18,26 +23,35 @@ from search.commands.options import entry_block, index_option, ready_index
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @index_option
 def mechanics(name, lang, fmt, index_dir):
-    """List mechanics with their entry counts, or the entries tagged NAME."""
+    """List mechanics with their entry counts, or the entries tagged NAME (id, name, any form, Chinese name)."""
     index_dir = ready_index(index_dir)
-    counts = query.mechanic_counts(index_dir, lang)
-    vocab = {m.id: m for m in vocabulary()}
-    if name is None:
-        rows = [{"id": m, "name": vocab[m].name if m in vocab else m,
-                 "kind": vocab[m].kind if m in vocab else "other", "count": n}
-                for m, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-        rows.sort(key=lambda r: r["kind"])
-        if fmt == "json":
-            click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
-            return
-        kind = None
-        for row in rows:
-            if row["kind"] != kind:
-                kind = row["kind"]
-                click.echo(f"{kind}:")
-            click.echo(f"  {row['id']:30} {row['count']:6}")
+    if name is not None:
+        show_mechanic(index_dir, resolve_mechanic(name), lang, fmt)
         return
-    mechanic_id = resolve_mechanic(name, vocab)
+    rows = mechanic_rows(query.mechanic_counts(index_dir, lang))
+    if fmt == "json":
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
+        return
+    kind = None
+    for row in rows:
+        if row["kind"] != kind:
+            kind = row["kind"]
+            click.echo(f"{KIND_HEADINGS.get(kind, kind)}:")
+        click.echo(f"  {row['id']:30} {row['count']:6}")
+
+
+def mechanic_rows(counts: dict[str, int]) -> list[dict]:
+    """``[{"id", "name", "kind", "count"}]`` grouped by kind (KIND_HEADINGS order), most entries first."""
+    vocab = {m.id: m for m in vocabulary()}
+    order = list(KIND_HEADINGS)
+    rows = [{"id": m, "name": vocab[m].name if m in vocab else m,
+             "kind": vocab[m].kind if m in vocab else "other", "count": n} for m, n in counts.items()]
+    rows.sort(key=lambda r: (order.index(r["kind"]) if r["kind"] in order else len(order), -r["count"], r["id"]))
+    return rows
+
+
+def show_mechanic(index_dir, mechanic_id: str, lang: str | None, fmt: str) -> None:
+    """Print the entries tagged mechanic_id, oldest first."""
     hits = query.search(index_dir, None, query.Filters(mechanics=[mechanic_id], lang=lang), limit=100000)
     hits.sort(key=lambda e: (min(e["dates"]) if e["dates"] else "9999", e["id"]))
     if fmt == "json":
@@ -48,11 +62,11 @@ def mechanics(name, lang, fmt, index_dir):
         click.echo(entry_block(hit) + "\n")
 
 
-def resolve_mechanic(name: str, vocab: dict) -> str:
-    """The mechanic id for an id, printed name or Chinese name; UnknownMechanic names the closest ids."""
+def resolve_mechanic(name: str) -> str:
+    """The mechanic id for an id, printed name, form or Chinese name; UnknownMechanic names the closest ids."""
+    mechanic = find_mechanic(name)
+    if mechanic is not None:
+        return mechanic.id
     wanted = name.strip().lower().replace(" ", "-")
-    for mechanic in vocab.values():
-        if wanted == mechanic.id or name.strip().lower() == mechanic.name.lower() or name.strip() in mechanic.zh:
-            return mechanic.id
-    close = [match for match, _, _ in process.extract(wanted, list(vocab), limit=3)]
+    close = [match for match, _, _ in process.extract(wanted, [m.id for m in vocabulary()], limit=3)]
     raise UnknownMechanic(f"unknown mechanic {name!r}; closest: {', '.join(close)}")

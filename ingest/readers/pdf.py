@@ -1,0 +1,158 @@
+"""Release notes as PDF (``faq_<set>.pdf``, Simplified Chinese), text extracted with pypdf.
+
+Layout of the extracted lines: card blocks (name, mana cost, type line, rules text)
+each followed by ``• `` ruling paragraphs; the PDF breaks every paragraph into
+lines of about 45 characters. A ruling paragraph runs from its ``• `` line to the
+next bullet, blank line or line ending in a paragraph break (pypdf leaves a
+trailing space on the last line of a paragraph, none on a wrapped line). Wrapped
+lines are joined without a space, except between two Latin letters or digits
+(``Magic.Wizards.com/Rules`` text and numbers keep their word spacing).
+
+Bullets inside card text are a modal spell's options (``选择一项～`` followed by
+``•放逐目标神器。``): they come before the block's first ruling and have no space
+after the bullet, where rulings have one (``• 如果…``). They are not rulings.
+
+Card of a ruling: the first line of its block when the next line is a mana cost
+(``{三}{白}``) or a type line; rulings before the card-specific section
+(``单卡解惑``) have no card. Set code: the file name ``faq_<set>``; date: the
+``此文件最近更新日期：2023 年 1 月 20 日`` line.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import Iterator
+
+from pypdf import PdfReader
+from pypdf.errors import PdfReadError
+
+from ingest.dates import parse_date
+from ingest.errors import NoRulings, ReadError
+from ingest.model import Ruling, Source
+from ingest.readers.docx import clean_card_name, set_code_from_name
+
+FORMAT = "pdf"
+
+_BULLET = re.compile(r"^\s*•(\s*)")
+_COST_LINE = re.compile(r"^(\{[^{}]+\}\s*)+$")
+_TYPE_LINE = re.compile(r"^(传奇|基本|雪境|部族|\s)*(地|神器|结界|生物|鹏洛客|瞬间|法术|战役|时代)")
+_CARD_SECTION = re.compile(r"^[^「」]{0,30}单卡解惑$")
+_UPDATED = re.compile(r"更新日期")
+_LATIN = re.compile(r"[A-Za-z0-9]")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def looks_like(head: bytes, suffix: str) -> bool:
+    """True for a file starting with the ``%PDF`` signature."""
+    return head.lstrip(b"\r\n\t ")[:5] == b"%PDF-"
+
+
+def read(path: Path) -> Iterator[Ruling]:
+    """Yield the ``•`` ruling paragraphs of one release-notes PDF.
+
+    Raises ReadError for a damaged or truncated PDF, NoRulings for a PDF without
+    ruling paragraphs (or without extractable text).
+    """
+    lines = extract_lines(path)
+    source = Source(str(path), FORMAT)
+    date = document_date(lines[:60])
+    set_code = set_code_from_name(path)
+    rulings = [
+        Ruling(text=text, source=source, position=i,
+               lang="zh-Hans" if _CJK.search(text) else "en", date=date, card=card,
+               set_code=set_code, publisher="wotc",
+               declared_lang="zh-Hans" if _CJK.search(text) else None)
+        for i, (text, card) in enumerate(ruling_paragraphs(lines))
+    ]
+    if not rulings:
+        raise NoRulings(str(path), "PDF without • ruling paragraphs")
+    return iter(rulings)
+
+
+def extract_lines(path: Path) -> list[str]:
+    """Every text line of every page, in order (trailing spaces kept: they mark paragraph ends)."""
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    try:
+        reader = PdfReader(str(path), strict=False)
+        if not reader.pages:
+            raise ReadError(str(path), "PDF without pages")
+        return [line for page in reader.pages for line in (page.extract_text() or "").split("\n")]
+    except ReadError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, OSError) as err:
+        raise ReadError(str(path), f"damaged or truncated PDF ({type(err).__name__}: {err})"[:200]) from None
+
+
+def join_lines(lines: list[str]) -> str:
+    """Re-join hard-wrapped lines: no space between CJK characters, one between Latin words."""
+    text = ""
+    for line in (line.strip() for line in lines):
+        if not line:
+            continue
+        if text and _LATIN.match(text[-1]) and _LATIN.match(line[0]):
+            text += " "
+        text += line
+    return text
+
+
+def ruling_paragraphs(lines: list[str]) -> Iterator[tuple[str, str | None]]:
+    """Yield (ruling text, card name or None) for every ``•`` ruling paragraph of the lines."""
+    in_cards, card = False, None
+    block: list[str] = []           # non-bullet lines since the last blank line or ruling
+    in_card_text = True             # no ruling yet in this block: "•" + text is a modal option
+    current: list[str] | None = None
+    for line in lines + [""]:
+        stripped = line.strip()
+        bullet = _BULLET.match(line)
+        if current is not None and (not stripped or bullet or _ends_paragraph(current[-1])):
+            yield join_lines(current), card
+            current = None
+        if not stripped:
+            block, in_card_text = [], True
+            continue
+        if bullet:
+            if in_card_text and block and not bullet.group(1):
+                block.append(stripped)      # a modal option of the card text
+                continue
+            if block:
+                named = card_name(block) if in_cards else None
+                if named:
+                    card = named
+                elif not in_cards:
+                    card = None
+                block, in_card_text = [], False
+            current = [line[bullet.end():]]
+            continue
+        if current is not None:
+            current.append(line)
+            continue
+        if _CARD_SECTION.match(stripped):
+            in_cards, card, block = True, None, []
+            continue
+        block.append(stripped)
+
+
+def _ends_paragraph(line: str) -> bool:
+    return line != line.rstrip(" ")
+
+
+def card_name(block: list[str]) -> str | None:
+    """The card name of a block: the line before its first mana-cost line, else before a type line."""
+    for i, line in enumerate(block[1:], start=1):
+        if _COST_LINE.match(line):
+            return clean_card_name(block[i - 1])
+    if len(block) > 1 and _TYPE_LINE.match(block[1]) and len(block[0]) <= 30:
+        return clean_card_name(block[0])
+    return None
+
+
+def document_date(lines: list[str]) -> str | None:
+    """The ISO date of the "last updated" line (the first date on it), or None."""
+    for line in lines:
+        if _UPDATED.search(line):
+            parsed = parse_date(line)
+            if parsed:
+                return parsed.iso
+    return None

@@ -1,0 +1,140 @@
+"""The tagger (ingest/tag.py): vocabulary, whole-word forms, masked card names, keyword uses, symbols, Chinese."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ingest.model import Entry, Ruling, Source, Variant
+from ingest.tag import find_mechanic, mechanics_in, tag, vocabulary
+
+
+def ruling(text, card=None, lang="en"):
+    return Ruling(text=text, source=Source("test.txt", "text"), card=card, lang=lang)
+
+
+def test_vocabulary_covers_cr_keywords_and_named_mechanics(shared):
+    ids = {m.id for m in vocabulary()}
+    # 701.2-701.68 are 67 keyword actions, 15 of them generic; 702.2-702.189 are 188 keyword abilities;
+    # PRODUCT.md names 12 more mechanics.
+    kinds = [m.kind for m in vocabulary()]
+    assert kinds.count("keyword action") == 67 - 15
+    assert kinds.count("keyword ability") == 188
+    assert len(ids) == len(kinds) == 52 + 188 + 12
+    for generic in ("activate", "counter", "destroy", "exile", "sacrifice", "tap-and-untap"):
+        assert generic not in ids
+    for wanted in ("double-strike", "venture-into-the-dungeon", "for-mirrodin", "daybound-and-nightbound",
+                   "jump-start", "living-weapon", "x-costs", "two-headed-giant", "crime"):
+        assert wanted in ids
+    assert all(re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", i) for i in ids)
+
+
+def test_derive_script_reproduces_the_committed_table(shared):
+    import importlib.util
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("derive", root / "scripts/derive_mechanics.py")
+    derive = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(derive)
+    committed = json.loads((root / "ingest/data/mechanics.json").read_text("utf-8"))
+    assert derive.build(shared) == committed
+
+
+def test_chinese_names_from_the_bilingual_rules():
+    zh = {m.id: m.zh for m in vocabulary()}
+    assert "增殖" in zh["proliferate"]
+    assert "进化" in zh["evolve"]
+    assert "飞行" in zh["flying"]
+    assert {"能量", "{能}"} <= set(zh["energy"])
+    assert "犯罪" in zh["crime"]
+    assert sum(1 for names in zh.values() if names) >= 200
+
+
+def test_card_names_are_masked():
+    assert mechanics_in("Evolving Wilds's ability puts a basic land onto the battlefield tapped.",
+                        ["Evolving Wilds"]) == ()
+    assert "unearth" not in mechanics_in(
+        "Unearthly Power — The creature gains indestructible until end of turn.", ["Unearthly Power"])
+    assert "crime" not in mechanics_in("Crime and Punishment each have their own mana cost.",
+                                       ["Crime // Punishment"])
+    assert mechanics_in("If Kestia's ability triggers, you draw a card.", ["Kestia, the Cultivator"]) == ()
+
+
+def test_other_card_names_in_mid_sentence_are_not_keywords():
+    assert "evolve" not in mechanics_in("You may sacrifice a land such as Evolving Wilds to pay the cost.")
+
+
+def test_flash_and_flashback_are_different_words():
+    flashback = mechanics_in("A spell cast using flashback will always be exiled afterward.")
+    assert "flashback" in flashback and "flash" not in flashback
+    assert "flash" in mechanics_in("Because Swift Elk has flash, you can cast it any time you could cast an instant.")
+
+
+def test_keyword_uses_of_plain_words():
+    assert "reach" in mechanics_in("A creature with reach can block creatures with flying.")
+    assert "reach" not in mechanics_in("If the library's top card is out of reach, nothing happens.")
+    assert "persist" in mechanics_in("If a creature with persist dies, it returns.")
+    assert "persist" not in mechanics_in("These effects persist until end of turn.")
+    assert "convert" not in mechanics_in("Trophy Mage finds an artifact card with converted mana cost exactly 3.")
+    assert "double" not in mechanics_in("The creature gains double strike until end of turn.")
+    assert "double" not in mechanics_in("A double-faced card enters the battlefield front face up.")
+
+
+def test_symbols():
+    assert "energy" in mechanics_in("Pay {E}{E}: Target creature gets +1/+1 until end of turn.")
+    assert "phyrexian-mana" in mechanics_in("You may pay 2 life rather than {W/P} to cast it.")
+    assert "phyrexian-mana" not in mechanics_in("Phyrexian Obliterator is a Phyrexian creature with trample.")
+    assert "hybrid-mana" in mechanics_in("{R/G} can be paid with either red or green mana.")
+    assert "hybrid-mana" not in mechanics_in("{G/P} can be paid with {G} or 2 life.")
+    assert "x-costs" in mechanics_in("If you cast it for {X}{R}, X is 0 in every other zone.")
+
+
+def test_counter_target_spell_is_not_a_counter_kind():
+    assert mechanics_in("Counter target spell. Its controller puts it on the bottom of their library.") == ()
+    assert mechanics_in("Put a +1/+1 counter on target creature.") == ("plus-one-counters",)
+
+
+def test_reminder_phrases_describe_proliferate():
+    text = ("If a permanent or player has more than one kind of counter on them, and you choose for that "
+            "permanent or player to get additional counters, that permanent or player must get one of each "
+            "kind of counter they already have.")
+    assert "proliferate" in mechanics_in(text)
+
+
+def test_old_name_totem_armor_is_umbra_armor():
+    assert "umbra-armor" in mechanics_in("Totem armor doesn't destroy the Aura.")
+
+
+def test_chinese_rulings():
+    assert "proliferate" in mechanics_in("你可以在增殖时选择任何具有指示物的永久物。", ["灭绝的阴影"])
+    assert "evolve" in mechanics_in("如果具进化异能的生物离开战场，进化异能不会结算。")
+    assert "energy" in mechanics_in("你可以支付{能}{能}。")
+    assert "plus-one-counters" in mechanics_in("该生物上面会有额外的＋１/＋１指示物。")
+    assert "crime" in mechanics_in("牌手犯罪时，此异能触发。")
+    assert "jump-start" not in mechanics_in("你可以在其结算之后再起动其异能。")
+
+
+def test_seed_crime_rulings(shared):
+    seed = (shared / "seeds" / "003_14c4c19089e5e67c.txt").read_text("utf-8")
+    crime_texts = [line for line in seed.splitlines() if "crime" in line]
+    assert len(crime_texts) == 5
+    for text in crime_texts:
+        assert "crime" in mechanics_in(text, ["巡逻和平使者"])
+
+
+def test_tag_unions_variant_tags():
+    a = ruling("Players can respond to a spell whose effect includes proliferating.", "Contentious Plan")
+    b = ruling("Players can respond to a spell whose effect includes proliferating. Pay {E}.", "Aether Gust")
+    entry = Entry(id="r-1", text=a.text, lang="en", variants=[Variant(a), Variant(b, 0.9)])
+    tag([entry])
+    assert entry.mechanics == ["energy", "proliferate"]
+
+
+def test_find_mechanic_by_any_name():
+    assert find_mechanic("proliferate").id == "proliferate"
+    assert find_mechanic("Proliferated").id == "proliferate"
+    assert find_mechanic("增殖").id == "proliferate"
+    assert find_mechanic("double strike").id == "double-strike"
+    assert find_mechanic("Totem Armor").id == "umbra-armor"
+    assert find_mechanic("+1/+1 counters").id == "plus-one-counters"
+    assert find_mechanic("prolifrate") is None
