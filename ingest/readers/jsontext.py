@@ -47,6 +47,6 @@ def load(path: Path):
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        if err.pos >= len(text.rstrip()):
+        if err.pos >= len(text.rstrip()) or not text.rstrip().endswith(("}", "]")):
             raise ReadError(str(path), f"truncated JSON (ends at line {err.lineno})") from None
         raise ReadError(str(path), f"damaged JSON: {err.msg} at line {err.lineno} column {err.colno}") from None

@@ -32,7 +32,9 @@ FORMAT = "mtgjson"
 _KEYS = re.compile(r'"(cards|rulings|mainBoard|sideBoard|commander|uuid|foreignNames|foreignData|'
                    r'setCode|manaCost|convertedManaCost|identifiers)"\s*:')
 _DECK_BOARDS = ("commander", "displayCommander", "mainBoard", "sideBoard", "planes", "schemes", "tokens")
-_MULTI_FACE = {"split", "double-faced", "flip", "aftermath", "transform", "modal_dfc", "adventure"}
+# v3 layouts whose ``names`` are faces of one card. Not "flip": v3 BBD labels the
+# partner pairs (Okaun and Zndrsplt, two separate cards) as "flip".
+_MULTI_FACE = {"split", "double-faced", "aftermath", "transform", "modal_dfc", "adventure"}
 
 
 def looks_like(head: bytes, suffix: str) -> bool:
@@ -62,7 +64,8 @@ def read_with_names(path: Path) -> tuple[list[Ruling], dict[str, str]]:
     for card, set_code in cards(data):
         found_cards = True
         name = card_name(card)
-        oracle_id = (card.get("identifiers") or {}).get("scryfallOracleId")
+        identifiers = card.get("identifiers") or {}
+        oracle_id = identifiers.get("scryfallOracleId") or identifiers.get("scryfall_oracle_id")
         if oracle_id and name:
             names.setdefault(oracle_id, name)
         for item in card.get("rulings") or []:
@@ -72,7 +75,7 @@ def read_with_names(path: Path) -> tuple[list[Ruling], dict[str, str]]:
             rulings.append(Ruling(
                 text=str(item["text"]), source=source, position=len(rulings), lang="en",
                 date=parsed.iso if parsed else None, card=name,
-                set_code=(set_code or card.get("setCode") or "").upper() or None,
+                set_code=(set_code or card.get("setCode") or card.get("set_code") or "").upper() or None,
                 oracle_id=oracle_id, publisher="wotc",
             ))
     if not found_cards:

@@ -115,6 +115,9 @@ def card_names(cards: list[dict]) -> dict[str, str]:
     names: dict[str, str] = {}
     for card in cards:
         name = card.get("name")
+        faces = name.split(" // ") if isinstance(name, str) else []
+        if len(faces) > 1 and len(set(faces)) == 1:
+            name = faces[0]             # an art-series or reversible printing: "A // A"
         if card.get("oracle_id") and name:
             names.setdefault(card["oracle_id"], name)
         for face in card.get("card_faces") or []:

@@ -1,0 +1,92 @@
+"""MTGJSON reader on the real v3, v5, deck and card files (SOURCES.md sections 3-5)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ingest.errors import ReadError
+from ingest.read import read_file
+from ingest.readers import mtgjson
+
+V3 = {  # SOURCES.md section 5, rulings per set file (10,094 in all)
+    "10E": 283, "A25": 404, "AER": 772, "AKH": 695, "BBD": 863, "BFZ": 904, "C18": 810, "DOM": 483,
+    "GRN": 578, "HOU": 575, "KLD": 813, "M19": 325, "RIX": 428, "SOI": 751, "UST": 932, "XLN": 478,
+}
+V5 = {"mtgjson5-TSP/TSP.json": 921, "mightstone-samples/mtgjson/set.json": 874,
+      "mightstone-samples/mtgjson/deck.json": 18, "mightstone-samples/mtgjson/cardset.json": 1}
+
+
+@pytest.mark.parametrize("code,count", sorted(V3.items()))
+def test_v3_set_files(shared, code, count):
+    result = read_file(shared / f"realdata/mtgjson3-sets/{code}.json")
+    assert result.format == "mtgjson" and len(result.rulings) == count
+    assert {r.set_code for r in result.rulings} == {code}
+    assert all(r.card and r.date and r.publisher == "wotc" for r in result.rulings)
+
+
+@pytest.mark.parametrize("path,count", sorted(V5.items()))
+def test_v5_files(shared, path, count):
+    result = read_file(shared / "realdata" / path)
+    assert result.format == "mtgjson" and len(result.rulings) == count
+
+
+def test_all_mtgjson_rulings_add_up_to_11908(shared):
+    total = sum(len(read_file(shared / f"realdata/mtgjson3-sets/{c}.json").rulings) for c in V3)
+    assert total == 10_094
+    assert total + sum(V5.values()) == 11_908
+
+
+@pytest.mark.parametrize("name,lang", [("SOI.jp.json", "jp"), ("SOI.de.json", "de")])
+def test_language_files_are_skipped(shared, name, lang):
+    result = read_file(shared / "realdata/mtgjson3-sets" / name)
+    assert result.rulings == [] and f"{lang} language file" in result.skipped
+
+
+def test_okaun_in_bbd_has_13_rulings(shared):
+    rulings = read_file(shared / "realdata/mtgjson3-sets/BBD.json").rulings
+    okaun = [r for r in rulings if r.card == "Okaun, Eye of Chaos"]
+    # BBD holds two card records of Okaun (two printings), each with the same 13 rulings.
+    assert len(okaun) == 26 and len({r.text for r in okaun}) == 13
+    assert {r.set_code for r in okaun} == {"BBD"}
+
+
+def test_tsp_dates_and_oracle_ids(shared):
+    result = read_file(shared / "realdata/mtgjson5-TSP/TSP.json")
+    dates = [r.date for r in result.rulings]
+    assert dates.count("2024-02-02") == 376 and dates.count("2006-09-25") == 84
+    assert all(r.oracle_id for r in result.rulings) and {r.set_code for r in result.rulings} == {"TSP"}
+    assert len(result.card_names) == 286
+
+
+def test_bro_set_without_meta_wrapper(shared):
+    result = read_file(shared / "realdata/mightstone-samples/mtgjson/set.json")
+    assert sum(r.date == "2022-10-14" for r in result.rulings) == 834
+    assert {r.set_code for r in result.rulings} == {"BRO"}
+
+
+def test_v3_double_faced_card_has_full_name(shared):
+    cards = {r.card for r in read_file(shared / "realdata/mtgjson3-sets/SOI.json").rulings}
+    assert "Archangel Avacyn // Avacyn, the Purifier" in cards
+
+
+def test_allprintings_and_atomic_shapes(shared, tmp_path):
+    card = json.loads((shared / "realdata/mightstone-samples/mtgjson/cardset.json").read_text("utf-8"))
+    bro = json.loads((shared / "realdata/mightstone-samples/mtgjson/set.json").read_text("utf-8"))
+    all_printings = tmp_path / "AllPrintings.json"
+    all_printings.write_text(json.dumps({"meta": {"version": "5"}, "data": {"BRO": bro}}), "utf-8")
+    assert len(list(mtgjson.read(all_printings))) == 874
+    atomic = tmp_path / "AtomicCards.json"
+    atomic.write_text(json.dumps({"meta": {}, "data": {card["name"]: [card]}}), "utf-8")
+    (ruling,) = mtgjson.read(atomic)
+    assert ruling.card == card["name"] == "Sphinx of the Final Word"
+    assert ruling.oracle_id == card["identifiers"]["scryfall_oracle_id"]
+
+
+def test_truncated_set_file_is_rejected(shared, tmp_path):
+    raw = (shared / "realdata/mtgjson3-sets/BBD.json").read_bytes()
+    cut = tmp_path / "BBD.json"
+    cut.write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(ReadError, match="truncated JSON"):
+        list(mtgjson.read(cut))
