@@ -1,95 +1,359 @@
-"""Dedup stage: merge near-identical rulings into entries.
+"""Dedup stage: merge rulings that make the same rules statement into entries.
 
-Candidates come from MinHash LSH over word shingles of the matching form
-(datasketch); a verifier then decides each merge: the texts must be similar
-(rapidfuzz ratio on the matching form) and their guard tokens (numbers,
-symbols, signed P/T modifiers, negations) must be equal. A ruling joins an
-entry only when it matches the entry's first member, so entries never drift
-through chains.
+What counts as "the same ruling" is ``../shared/gold/dedup-guidelines.md``:
+only typography, damaged characters, reordered coordinations, singular/plural,
+"it"/"they", wording-template updates, the card's own name and purely
+illustrative examples may differ. The stage works on ``Ruling.match`` (the
+folded form with the ruling's own card name replaced by ``~``, see
+ingest/normalise.py) in three steps:
+
+1. comparison form (``compare_form``): template rewrites ("enters the
+   battlefield" -> "enters", "To/Each time you proliferate" -> "When you
+   proliferate", "the triggered ability of ~" -> "~", negation contractions
+   spelled out), illustrative spans ("(such as X)", "such as X", "For example,
+   ..." sentences) set aside, then tokens: English words and symbols, Chinese
+   characters.
+2. candidates: MinHash LSH (datasketch) over token bigrams (word bigrams in
+   English, character bigrams in Chinese), so the work grows linearly.
+3. verifier (``same_ruling``): guard tokens must be equal (numbers and number
+   words, signed P/T modifiers, mana and game symbols, counter kinds,
+   negations, named effects); then every differing word must be a soft word
+   (articles, pronouns, auxiliaries, ``~``), a restated referent, or cancel
+   against a word moved elsewhere. Close pairs refused by the verifier become
+   ``Related`` links carrying the reason.
+
+Entries form around a leader: rulings are visited best first (intact, official,
+newest, then by text), and each joins the entry whose leader it matches best,
+so every member matches the entry's canonical text (no drift through chains)
+and the grouping does not depend on input order.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections import Counter
+from collections import Counter, defaultdict
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Iterable
 
+import snowballstemmer
 from datasketch import MinHash, MinHashLSH
 from rapidfuzz import fuzz
+from rapidfuzz.distance import Indel
 
-from ingest.model import Entry, Ruling, Variant
+from ingest.model import Entry, Related, Ruling, Variant
 
-SHINGLE = 2
-NUM_PERM = 128
+NUM_PERM = 64
 LSH_THRESHOLD = 0.3
-MERGE_RATIO = 80.0
+LSH_WEIGHTS = (0.3, 0.7)       # false positives cost a verifier call, false negatives a missed merge
+RELATED_SIMILARITY = 0.75      # refused candidates at least this similar become Related links
+MIN_SIMILARITY = 0.55          # below this token-sequence similarity two texts are never the same
+MAX_RELATED = 5
+PLACEHOLDER = "~"
 
-_TOKEN = re.compile(r"\{[^}]*\}|[+-]?[\dx]+/[+-]?[\dx]+|[\w']+")
-_GUARD = re.compile(
-    r"\{[^}]*\}|[+-][\dx]+/[+-][\dx]+|\b\d+\b|\b(?:can't|cannot|don't|doesn't|won't|isn't|aren't|"
-    r"not|no|never|zero|one|two|three|four|five|six|seven|eight|nine|ten)\b")
+_CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
+_CJK = re.compile(f"[{_CJK_CHAR}]")
+_TOKEN = re.compile(
+    rf"\{{[^}}]*\}}|[+-]?[\dx*]+/[+-]?[\dx*]+|[+-]?\d+|~|[a-z]+(?:'[a-z]+)*|[{_CJK_CHAR}]")
+_PT = re.compile(r"^[+-]?[\dx*]+/[+-]?[\dx*]+$")
+
+# --- English comparison form -------------------------------------------------------------
+
+_EN_REWRITES = [(re.compile(p), r) for p, r in [
+    (r"\bcan ?not\b|\bcan't\b", "can not"),
+    (r"\bwon't\b", "will not"),
+    (r"\b(?:don't|doesn't|didn't)\b", "do not"),
+    (r"\b(?:isn't|aren't|wasn't|weren't)\b", "is not"),
+    (r"\b(?:hasn't|haven't)\b", "has not"),
+    (r"\b(it|that|there|he|she)'s\b", r"\1 is"),
+    (r"\b(you|they|we)'(?:re|ll|ve)\b", r"\1"),
+    (r"\b(?:no one|nobody|none|nothing|never|neither|nor|no)\b", "not"),
+    (r"\b(enters?|entered|entering)[ -]the[ -]battlefield\b", r"\1"),
+    (r"^(?:to proliferate|(?:each time|whenever) you proliferate)\b", "when you proliferate"),
+    (r",? and not of its effects (?:will )?happen", ""),
+    (r"\bthe entire\b", "the"),
+    # the subject's ability named by pointer: "~'s triggered ability", "the last ability of ~", "the third mode"
+    (r"(?:~(?:'s)?|\bthe|\bits|\bthis|\bthat) (?:(?!or\b|and\b|spell\b|mana\b|other\b|same\b|own\b|new\b)"
+     r"[a-z-]+ ){0,2}?(?:ability|mode)(?: of ~)?\b", "~"),
+    (r"~(?:'s)? effect\b", "~"),
+    (r"\b(?:the spell|it|~) (?:do|will) not resolve\b", "~ not resolve"),
+]]
+_EN_ILLUSTRATIVE = [re.compile(p) for p in [
+    r"\((?:also |as )?(?:such as|like|with|for example|for instance|e\.g\.|including)\b[^)]*\)",
+    r",? such as [^.;,()]*",
+    r"(?:^|(?<=[.!?] ))for example,[^.]*\.",
+]]
+_NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty thirty forty fifty hundred twice thrice half double "
+    "triple".split())
+_NEGATIONS = frozenset(["not"])
+_EN_SOFT = frozenset(
+    "~ the a an this that these those it its itself they them their themselves theirs "
+    "will would shall be is are was were been being do does did has have had "
+    "then if and of to for by with as at on in from any also which who just so there still "
+    "you your yours another however instead".split())
+# Counter kinds named in rulings (CR 122); a P/T modifier before "counter" is a kind too.
+_COUNTER_KINDS = frozenset(
+    "loyalty shield poison energy experience charge time ice oil stun lore level quest fade age blood "
+    "brick corpse divinity egg fate feather flood fungus fuse hatchling healing hit hourglass infection "
+    "ki luck mining mire music net omen ore page pain petal pin plague pressure prey pupa rust scream "
+    "sleep slime slumber soot spore storage strife study theft tide tower training trap velocity verse "
+    "vitality wage wind wish bounty coin credit defense finality flying lifelink deathtouch "
+    "indestructible hexproof menace reach trample vigilance keyword bribery burden".split())
+_EN_EFFECTS = [(re.compile(p), name) for p, name in [
+    (r"\bgain(?:s|ed|ing)? (?:\w+ )?life\b", "gain life"),
+    (r"\blos(?:e|es|t|ing) (?:\w+ )?life\b", "lose life"),
+    (r"\bdraw(?:s|n|ing)?\b", "draw"),
+    (r"\bscry\b", "scry"),
+    (r"\bsurveil\b", "surveil"),
+    (r"\bmill\b", "mill"),
+    (r"\bdiscard", "discard"),
+    (r"\bexplore", "explore"),
+    (r"\binvestigate", "investigate"),
+    (r"\bproliferat", "proliferate"),
+    (r"\btoken", "token"),
+    (r"\bdamage\b", "damage"),
+    (r"\bsacrific", "sacrifice"),
+    (r"\bexile", "exile"),
+    (r"\bdestroy", "destroy"),
+]]
+_IRREGULAR = {"paid": "pay", "dealt": "deal", "made": "make", "got": "get", "gotten": "get",
+              "chosen": "choos", "chose": "choos", "began": "begin", "begun": "begin"}
+
+# --- Chinese comparison form -------------------------------------------------------------
+
+_ZH_REWRITES = [(re.compile(p), r) for p, r in [
+    (r"(?:会|将)?被反击|不会结算", "被反击"),
+    (r"[,，]?且其所有效应都不会生效", ""),
+    (r"即使|即便|纵使", "就算"),
+    (r"整个", ""),
+    (r"(?:~的|~之|其)(?:第[一二三四五六]个|最后一个)?(?:触发式|起动式|静止式|激怒|章节|忠诚)?异能", "~"),
+]]
+_ZH_ILLUSTRATIVE = [re.compile(p) for p in [
+    r"\((?:例如|举例来说|如|比如|像是)[^)]*\)",
+    r"举例来说[^。]*。",
+]]
+_ZH_NUMBER = re.compile(r"(?<!第)[二三四五六七八九十两半]|一点|双倍|\d+")
+_ZH_NEGATION = re.compile(r"不|没|无(?!论)|未|非")
+_ZH_SOFT = frozenset("~的了之该此其已经都则就将也这所被个因在于时当你它们会")
+_ZH_GENERIC = ("生物", "牌手", "咒语", "永久物", "衍生物", "异能", "神器", "结界", "地", "牌", "对手", "某")
+_ZH_EFFECTS = [(re.compile(p), name) for p, name in [
+    (r"获得[^。，]{0,4}生命", "gain life"), (r"失去[^。，]{0,4}生命", "lose life"), (r"抓", "draw"),
+    (r"占卜", "scry"), (r"伤害", "damage"), (r"衍生物", "token"), (r"放逐", "exile"),
+    (r"消灭", "destroy"), (r"牺牲", "sacrifice"), (r"刺探", "surveil"), (r"探险", "explore"),
+]]
 
 
-def tokens(match: str) -> list[str]:
-    """Word, symbol and P/T tokens of a matching-form text, in order."""
-    return _TOKEN.findall(match)
+@dataclass(frozen=True)
+class Form:
+    """Comparison form of one matching-form text.
 
-
-def shingles(toks: Sequence[str], k: int = SHINGLE) -> set[str]:
-    """The k-token shingles of a token list; a text shorter than k gives one shingle (all its tokens)."""
-    if len(toks) < k:
-        return {" ".join(toks)}
-    return {" ".join(toks[i:i + k]) for i in range(len(toks) - k + 1)}
-
-
-@lru_cache(maxsize=1 << 16)
-def guards(match: str) -> Counter:
-    """Multiset of guard tokens: numbers and number words, symbols, P/T modifiers, negations.
-
-    Cached per text (a text meets many candidates); callers must not modify the result.
+    tokens: content tokens in order (illustrative spans removed); guards: multiset
+    of guard tokens over the whole text; effects: named effects mentioned; zh: Chinese.
     """
-    return Counter(_GUARD.findall(match))
+
+    tokens: tuple[str, ...]
+    guards: tuple[tuple[str, int], ...]
+    effects: frozenset[str]
+    zh: bool
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verifier's decision: same ruling or not, similarity 0..1, and the reason when kept apart."""
+
+    same: bool
+    similarity: float
+    reason: str | None = None
+
+
+def is_chinese(text: str) -> bool:
+    """True when a text holds Chinese characters (then it is compared character by character)."""
+    return bool(_CJK.search(text))
+
+
+@lru_cache(maxsize=None)
+def _stemmer():
+    return snowballstemmer.stemmer("english")
 
 
 @lru_cache(maxsize=1)
-def _permutations():
-    """The MinHash permutations, made once (datasketch otherwise draws them for every MinHash)."""
-    first = MinHash(num_perm=NUM_PERM)
-    return first.permutations, first.scheme
+def _en_soft_stems() -> frozenset[str]:
+    return frozenset(_stem(w) for w in _EN_SOFT) | _EN_SOFT
 
 
-def signature(match: str) -> MinHash:
-    """MinHash of a matching-form text's shingles (one vectorised batch update)."""
-    permutations, scheme = _permutations()
-    mh = MinHash(num_perm=NUM_PERM, permutations=permutations, scheme=scheme)
-    mh.update_batch([shingle.encode("utf-8") for shingle in shingles(tokens(match))])
-    return mh
+def _stem(word: str) -> str:
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if word.endswith("'s"):
+        word = word[:-2]
+    return _stemmer().stemWord(word)
 
 
-@lru_cache(maxsize=1 << 16)
-def _guard_key(match: str) -> tuple:
-    """guards() as a sorted tuple, cheap to compare."""
-    return tuple(sorted(guards(match).items()))
+def tokens(text: str) -> list[str]:
+    """Word, symbol, number, P/T and ``~`` tokens of a folded text; Chinese as single characters."""
+    return _TOKEN.findall(text)
 
 
-def same_ruling(a: str, b: str, reason: bool = True) -> tuple[bool, float, str | None]:
+def _apply(rules, text: str) -> str:
+    for pattern, replacement in rules:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+@lru_cache(maxsize=200_000)
+def compare_form(match: str) -> Form:
+    """The comparison form of a matching-form text (see the module docstring)."""
+    zh = is_chinese(match)
+    text = _apply(_ZH_REWRITES if zh else _EN_REWRITES, match)
+    whole = tokens(text)
+    for pattern in (_ZH_ILLUSTRATIVE if zh else _EN_ILLUSTRATIVE):
+        text = pattern.sub(" ", text)
+    text = text.replace("(", " ").replace(")", " ")
+    content = tokens(text)
+    if zh:
+        guards = Counter(_ZH_NUMBER.findall(match)) + Counter("not" for _ in _ZH_NEGATION.findall(
+            _apply(_ZH_REWRITES, match)))
+        guards += Counter(t for t in whole if _is_en_guard(t))
+        effects = frozenset(name for pattern, name in _ZH_EFFECTS if pattern.search(text))
+    else:
+        guards = Counter(t for t in whole if _is_en_guard(t))
+        guards += Counter(f"{k} counter" for k in _counter_kinds(whole))
+        effects = frozenset(name for pattern, name in _EN_EFFECTS if pattern.search(text))
+        content = [_stem(t) if t[0].isalpha() else t for t in content]
+    return Form(tuple(content), tuple(sorted(guards.items())), effects, zh)
+
+
+def _is_en_guard(token: str) -> bool:
+    return (token.startswith("{") or bool(_PT.match(token)) or token.lstrip("+-").isdigit()
+            or token in _NUMBER_WORDS or token in _NEGATIONS)
+
+
+def _counter_kinds(toks: list[str]) -> list[str]:
+    kinds = []
+    for i, tok in enumerate(toks[1:], 1):
+        prev = toks[i - 1]
+        if tok in ("counter", "counters") and (prev in _COUNTER_KINDS or _PT.match(prev)):
+            kinds.append(toks[i - 1])
+    return kinds
+
+
+def guards(match: str) -> Counter:
+    """Multiset of guard tokens of a matching-form text (numbers, symbols, P/T, negations as ``not``, counter kinds)."""
+    return Counter(dict(compare_form(match).guards))
+
+
+def similarity(a: str, b: str) -> float:
+    """Similarity 0..1 of two matching-form texts: normalised Indel similarity of their comparison tokens."""
+    return Indel.normalized_similarity(compare_form(a).tokens, compare_form(b).tokens)
+
+
+def same_ruling(a: str, b: str) -> Verdict:
     """Decide whether two matching-form texts make the same rules statement.
 
-    Returns (same, similarity 0..1, reason they were kept apart or None).
-    With reason=False the guard-token reason is not spelled out (dedup's hot loop).
+    Refuses (same=False) when guard tokens or named effects differ, or when a
+    differing word is not soft, a restated referent or moved; the reason names it.
     """
-    similarity = fuzz.ratio(a, b) / 100.0
-    if _guard_key(a) != _guard_key(b):
-        if not reason:
-            return False, similarity, "guard token differs"
-        ga, gb = guards(a), guards(b)
-        diff = sorted((ga - gb) + (gb - ga))
-        return False, similarity, "guard token differs: " + ", ".join(diff[:3])
-    if similarity * 100 < MERGE_RATIO:
-        return False, similarity, None
-    return True, similarity, None
+    fa, fb = compare_form(a), compare_form(b)
+    sim = Indel.normalized_similarity(fa.tokens, fb.tokens)
+    if fa.zh != fb.zh:
+        return Verdict(False, sim, "different language")
+    if fa.guards != fb.guards:
+        ga, gb = Counter(dict(fa.guards)), Counter(dict(fb.guards))
+        return Verdict(False, sim, "guard token differs: " + _versus(ga - gb, gb - ga))
+    if fa.effects != fb.effects:
+        return Verdict(False, sim, "named effect differs: " + _versus(
+            Counter(fa.effects - fb.effects), Counter(fb.effects - fa.effects)))
+    if sim < MIN_SIMILARITY:
+        return Verdict(False, sim, "wording differs")
+    left_a, left_b = _hard_difference(fa, fb)
+    if left_a or left_b:
+        return Verdict(False, sim, "wording differs: " + _versus(left_a, left_b))
+    return Verdict(True, sim)
+
+
+def _versus(a: Counter, b: Counter) -> str:
+    side = lambda c: " ".join(sorted(c.elements())[:4]) or "(nothing)"
+    return f"{side(a)} vs {side(b)}"
+
+
+def _hard_difference(fa: Form, fb: Form) -> tuple[Counter, Counter]:
+    """Words that differ and matter: per diff chunk, drop soft words, names and restated referents;
+    then cancel what moved (a word deleted in one place and inserted in another)."""
+    ta, tb = fa.tokens, fb.tokens
+    soft = _ZH_SOFT if fa.zh else _en_soft_stems()
+    left_a: Counter = Counter()
+    left_b: Counter = Counter()
+    for i1, i2, j1, j2 in _chunks(ta, tb):
+        ca, cb = ta[i1:i2], tb[j1:j2]
+        ha = [t for t in ca if t not in soft]
+        hb = [t for t in cb if t not in soft]
+        if fa.zh and _is_name_swap(ca, ha, cb, hb):
+            continue
+        if not hb and _restated(ca, ha, ta, i1, i2):
+            continue
+        if not ha and _restated(cb, hb, tb, j1, j2):
+            continue
+        left_a.update(ha)
+        left_b.update(hb)
+    common = left_a & left_b
+    return left_a - common, left_b - common
+
+
+def _chunks(ta, tb) -> list[tuple[int, int, int, int]]:
+    """Differing stretches (i1, i2, j1, j2): runs of adjacent insert/delete opcodes joined."""
+    chunks: list[list[int]] = []
+    last_end = None
+    for tag, i1, i2, j1, j2 in Indel.opcodes(ta, tb).as_list():
+        if tag == "equal":
+            last_end = None
+            continue
+        if last_end is not None:
+            chunks[-1][1], chunks[-1][3] = i2, j2
+        else:
+            chunks.append([i1, i2, j1, j2])
+        last_end = (i2, j2)
+    return [tuple(c) for c in chunks]
+
+
+def _is_name_swap(ca, ha, cb, hb) -> bool:
+    """A Chinese card name on one side against ``~`` on the other (the card field named another card)."""
+    for chunk, hard, other in ((ca, ha, cb), (cb, hb, ca)):
+        if PLACEHOLDER in other and not [t for t in other if t not in _ZH_SOFT] and 2 <= len(hard) <= 8:
+            run = "".join(hard)
+            if all(_CJK.match(t) for t in hard) and not any(g in run for g in _ZH_GENERIC):
+                return True
+    return False
+
+
+_DEFINITE = frozenset(["that", "the", "this", "those", "these", "该", "此", "这"])
+
+
+def _restated(chunk, hard, whole, start, end) -> bool:
+    """A definite noun phrase standing for a pronoun ("that permanent or player" for "it"):
+    short, opened by a definite article, every word already said elsewhere in the text."""
+    if not hard or len(chunk) > 5 or chunk[0] not in _DEFINITE:
+        return False
+    rest = Counter(whole[:start]) + Counter(whole[end:])
+    return all(rest[t] for t in hard)
+
+
+# --- candidates and grouping ---------------------------------------------------------------
+
+def shingles(toks: Iterable[str]) -> set[bytes]:
+    """Token bigrams (word bigrams in English, character bigrams in Chinese) as bytes; one shingle for a 1-token text."""
+    toks = list(toks)
+    if len(toks) < 2:
+        return {" ".join(toks).encode("utf-8")}
+    return {f"{a} {b}".encode("utf-8") for a, b in zip(toks, toks[1:])}
+
+
+def _hard_tokens(form: Form) -> list[str]:
+    """Content tokens without soft words: what shingles are built from."""
+    soft = _ZH_SOFT if form.zh else _en_soft_stems()
+    return [t for t in form.tokens if t not in soft] or list(form.tokens)
 
 
 def entry_id(texts: Iterable[str]) -> str:
@@ -98,55 +362,97 @@ def entry_id(texts: Iterable[str]) -> str:
     return "r-" + hashlib.sha1(smallest.encode("utf-8")).hexdigest()[:10]
 
 
+def _rank(r: Ruling) -> tuple:
+    """Canonical preference: intact, official, newest; the rest only makes the order total."""
+    intact = not r.repairs and "  " not in r.text
+    official = r.publisher != "scryfall"
+    return (not intact, not official, _neg(r.date or ""), r.match, r.text, r.source.path, r.position)
+
+
+def _neg(date: str) -> tuple:
+    return tuple(-ord(c) for c in date) + (1,)
+
+
 def dedup(rulings: list[Ruling]) -> list[Entry]:
     """Group normalised rulings into entries.
 
-    rulings: output of normalise() (``match`` filled). Returns entries in order
-    of their first ruling; each entry's variants are oldest first, and its
-    canonical text is the newest intact variant's text. Ids are derived from
-    content (entry_id); the pipeline replaces them with carried ids.
+    rulings: output of normalise() (``match`` filled). Returns entries ordered
+    by their canonical ruling (best first); each entry's variants are oldest
+    first with their similarity to the canonical text, its canonical text is the
+    newest intact official variant's, and ``related`` holds refused close
+    entries (ids are content ids here; the pipeline renames them after
+    assign_ids, see ``relink``). Work is linear in the number of rulings: each
+    distinct text is checked only against the leaders LSH returns for it.
     """
-    lsh = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM)
-    groups: list[list[tuple[Ruling, float]]] = []
-    by_text: dict[str, int] = {}
-    for ruling in rulings:
-        if ruling.match in by_text:
-            groups[by_text[ruling.match]].append((ruling, 1.0))
-            continue
-        mh = signature(ruling.match)
-        best = None
-        for key in lsh.query(mh):
-            head = groups[key][0][0]
-            if head.lang != ruling.lang:
-                continue
-            same, similarity, _ = same_ruling(head.match, ruling.match, reason=False)
-            if same and (best is None or similarity > best[1]):
-                best = (key, similarity)
+    by_text: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
+    for ruling in sorted(rulings, key=_rank):
+        by_text[(_lang_key(ruling), ruling.match)].append(ruling)
+    lsh: dict[str, MinHashLSH] = {}
+    leaders: list[tuple[str, str]] = []
+    members: list[list[tuple[str, float]]] = []
+    links: dict[tuple[int, int], tuple[float, str]] = {}
+    keys = list(by_text)
+    hashes = MinHash.bulk([shingles(_hard_tokens(compare_form(m))) for _, m in keys], num_perm=NUM_PERM)
+    for (lang, match), mh in zip(keys, hashes):
+        index = lsh.setdefault(lang, MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM,
+                                                weights=LSH_WEIGHTS))
+        best: tuple[float, int] | None = None
+        refused = []
+        for key in index.query(mh):
+            verdict = same_ruling(leaders[key][1], match)
+            if verdict.same:
+                if best is None or (verdict.similarity, -key) > (best[0], -best[1]):
+                    best = (verdict.similarity, key)
+            elif verdict.similarity >= RELATED_SIMILARITY:
+                refused.append((key, verdict))
         if best is not None:
-            groups[best[0]].append((ruling, best[1]))
-            by_text[ruling.match] = best[0]
-            continue
-        key = len(groups)
-        groups.append([(ruling, 1.0)])
-        by_text[ruling.match] = key
-        lsh.insert(key, mh)
-    return [_entry(group) for group in groups]
+            members[best[1]].append((match, best[0]))
+            target = best[1]
+        else:
+            target = len(leaders)
+            leaders.append((lang, match))
+            members.append([(match, 1.0)])
+            index.insert(target, mh)
+        for key, verdict in refused:
+            pair = (min(key, target), max(key, target))
+            if pair[0] != pair[1] and (pair not in links or links[pair][0] < verdict.similarity):
+                links[pair] = (verdict.similarity, verdict.reason or "wording differs")
+    entries = [_entry([(r, sim) for m, sim in group for r in by_text[(lang, m)]])
+               for (lang, _), group in zip(leaders, members)]
+    _link(entries, links)
+    return entries
+
+
+def _lang_key(ruling: Ruling) -> str:
+    return "zh" if ruling.lang.startswith("zh") else ruling.lang
+
+
+def _link(entries: list[Entry], links: dict[tuple[int, int], tuple[float, str]]) -> None:
+    found: dict[int, list[tuple[float, str, str]]] = defaultdict(list)
+    for (i, j), (sim, reason) in links.items():
+        found[i].append((sim, entries[j].id, reason))
+        found[j].append((sim, entries[i].id, reason))
+    for i, items in found.items():
+        items.sort(key=lambda item: (-item[0], item[1]))
+        entries[i].related = [Related(id=other, reason=reason) for _, other, reason in items[:MAX_RELATED]]
+
+
+def relink(entries: list[Entry], renamed: dict[str, str]) -> None:
+    """Rewrite Related ids after ids were reassigned (renamed: content id -> final id), in place."""
+    for entry in entries:
+        for link in entry.related:
+            link.id = renamed.get(link.id, link.id)
 
 
 def _entry(group: list[tuple[Ruling, float]]) -> Entry:
-    variants = sorted((Variant(r, s) for r, s in group),
+    canonical = min((r for r, _ in group), key=_rank)
+    variants = sorted((Variant(r, 1.0 if r.match == canonical.match else s) for r, s in group),
                       key=lambda v: (v.ruling.date or "", v.ruling.source.path, v.ruling.position))
-    canonical = canonical_variant(variants)
     repairs = sorted({note for v in variants for note in v.ruling.repairs})
-    return Entry(id=entry_id(v.ruling.match for v in variants), text=canonical.ruling.text,
-                 lang=canonical.ruling.lang, variants=variants, repairs=repairs)
+    return Entry(id=entry_id(v.ruling.match for v in variants), text=canonical.text,
+                 lang=canonical.lang, variants=variants, repairs=repairs)
 
 
 def canonical_variant(variants: list[Variant]) -> Variant:
     """The newest intact variant (no repairs, no doubled spaces); official sources preferred."""
-    def rank(v: Variant):
-        r = v.ruling
-        intact = not r.repairs and "  " not in r.text
-        official = r.publisher != "scryfall"
-        return (intact, official, r.date or "", -r.position)
-    return max(variants, key=rank)
+    return min(variants, key=lambda v: _rank(v.ruling))

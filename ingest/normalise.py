@@ -5,6 +5,10 @@ NFKC (full-width to ASCII), curly quotes to straight, dashes to ``-``, U+2212
 to ``-``, whitespace collapsed, lower case. A ruling whose first word is a
 known corpus word minus its first letter ("hield", "hen") has that letter
 restored in the matching form, and the repair is noted on the ruling.
+The ruling's own card name (full name, short name before a comma, each face of
+``A // B``; for Chinese names also any 2+ character run of the name, since
+Chinese rulings shorten names to the personal name) is replaced by one
+placeholder, ``~``, so that the same ruling printed for two cards can match.
 """
 
 from __future__ import annotations
@@ -26,6 +30,12 @@ _QUOTES = str.maketrans({
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[a-z]+")
 _FIRST_WORD = re.compile(r"^([a-z]+)\b")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_NAME_NOTE = re.compile(r"\s*[(\uff08][^)\uff09]*[)\uff09]\s*")
+CARD_PLACEHOLDER = "~"
+# Chinese rules words that also occur inside card names; never masked on their own.
+_ZH_GENERIC = frozenset("""生物 异能 咒语 神器 结界 永久物 衍生物 牌手 对手 战场 坟墓 坟墓场 玩家 伤害 生命
+指示物 法术 法术力 武具 灵气 鹏洛客 地 触发 起动 进战场 所有 目标 守护 力量 防御力 本身 其他 一个""".split())
 
 
 @dataclass
@@ -77,6 +87,69 @@ def repair_first_letter(ruling: Ruling, folded: str, words: Counter) -> tuple[st
             letter.upper() + ruling.text)
 
 
+def card_names(card: str | None) -> list[str]:
+    """Folded names a ruling may call its own card, longest first.
+
+    card: full card name, ``Face A // Face B`` for split and double-faced cards.
+    Gives the full name, each face, the short name before a comma
+    ("Naru Meha, Master Wizard" -> "naru meha") and its first word ("naru").
+    A trailing note in parentheses ("时间计谋（仅出现在鹏洛客套牌中）") is dropped.
+    """
+    if not card:
+        return []
+    names = set()
+    for face in [card] + card.split("//"):
+        face = fold(_NAME_NOTE.sub(" ", face)).strip()
+        if not face:
+            continue
+        names.add(face)
+        if "," in face:
+            short = face.split(",")[0].strip()
+            names.add(short)
+            first = short.split(" ")[0]
+            if len(first) >= 3:
+                names.add(first)
+    return sorted(names, key=lambda n: (-len(n), n))
+
+
+def mask_card(folded: str, card: str | None, original: str = "") -> str:
+    """Replace the ruling's own card name in a folded text with ``~``.
+
+    English names are replaced as whole words; the first word of a multi-word
+    name also where it is possessive ("jaya's" for Jaya Ballard), and for titled
+    names ("Daxos of Meletis", "Ruric Thar the Unbowed") where the original text
+    writes it capitalised. Chinese names
+    are replaced as they stand, then every run of 2+ of their characters left in
+    the text (the personal name of a titled card) unless the run is a rules word.
+    """
+    names = card_names(card)
+    for name in names:
+        if _CJK.search(name):
+            folded = folded.replace(name, CARD_PLACEHOLDER)
+            folded = _mask_name_runs(folded, name)
+        else:
+            folded = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", CARD_PLACEHOLDER, folded)
+    for name in names:
+        words = name.split(" ")
+        if _CJK.search(name) or "," in name or len(words) < 2 or len(words[0]) < 3:
+            continue
+        first = re.escape(words[0])
+        folded = re.sub(rf"(?<![\w-]){first}(?='s\b)", CARD_PLACEHOLDER, folded)
+        if {"of", "the"} & set(words[1:]) and re.search(rf"\b{first.capitalize()}\b", original):
+            folded = re.sub(rf"(?<![\w-]){first}(?![\w-])", CARD_PLACEHOLDER, folded)
+    return folded
+
+
+def _mask_name_runs(text: str, name: str) -> str:
+    for part in re.split(r"[\s\u00b7\u30fb.,]+", name):
+        for length in range(len(part) - 1, 1, -1):
+            for start in range(len(part) - length + 1):
+                run = part[start:start + length]
+                if run in text and run not in _ZH_GENERIC and _CJK.match(run):
+                    text = text.replace(run, CARD_PLACEHOLDER)
+    return text
+
+
 def normalise(rulings: list[Ruling]) -> tuple[list[Ruling], list[Rejection]]:
     """Fill ``match`` (and ``repairs``) on each ruling; reject empty ones.
 
@@ -90,7 +163,7 @@ def normalise(rulings: list[Ruling]) -> tuple[list[Ruling], list[Rejection]]:
             rejected.append(Rejection(ruling, "empty text"))
             continue
         folded, note, repaired = repair_first_letter(ruling, folded, words)
-        ruling.match = folded
+        ruling.match = mask_card(folded, ruling.card, ruling.text)
         if note:
             ruling.repairs, ruling.repaired_text = (note,), repaired
         kept.append(ruling)

@@ -9,7 +9,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ingest.dedup import dedup
+from ingest.dedup import dedup, relink
 from ingest.model import Entry, Ruling
 from ingest.normalise import Rejection, normalise
 from ingest.tag import tag
@@ -44,7 +44,9 @@ def build_entries(rulings: list[Ruling], previous_ids: dict[tuple, str] | None =
     clock.lap("normalise")
     entries = dedup(kept)
     clock.lap("dedup")
+    content_ids = [entry.id for entry in entries]
     assign_ids(entries, previous_ids or {}, aliases or {})
+    relink(entries, {old: entry.id for old, entry in zip(content_ids, entries)})
     clock.lap("ids")
     tag(entries)
     clock.lap("tag")
