@@ -84,7 +84,9 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
     with ix.searcher() as searcher:
         if text and text.strip():
             query = parse(ix, text)
-            hits = searcher.search(query, filter=filter_query(filters), limit=limit, terms=True)
+            # no filter at all rather than Every(): Whoosh would build a set of every document per query
+            chosen = filter_query(filters) if filters.any() else None
+            hits = searcher.search(query, filter=chosen, limit=limit, terms=True)
         else:
             hits = searcher.search(filter_query(filters), limit=limit)
         hits.fragmenter = highlight.SentenceFragmenter(maxchars=300)
