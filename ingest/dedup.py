@@ -184,6 +184,7 @@ def _en_soft_stems() -> frozenset[str]:
     return frozenset(_stem(w) for w in _EN_SOFT) | _EN_SOFT
 
 
+@lru_cache(maxsize=1 << 17)
 def _stem(word: str) -> str:
     if word in _IRREGULAR:
         return _IRREGULAR[word]
@@ -394,8 +395,9 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
     keys = list(by_text)
     hashes = MinHash.bulk([shingles(_hard_tokens(compare_form(m))) for _, m in keys], num_perm=NUM_PERM)
     for (lang, match), mh in zip(keys, hashes):
-        index = lsh.setdefault(lang, MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM,
-                                                weights=LSH_WEIGHTS))
+        index = lsh.get(lang)
+        if index is None:  # built once per language: MinHashLSH() integrates its band layout (scipy)
+            index = lsh[lang] = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM, weights=LSH_WEIGHTS)
         best: tuple[float, int] | None = None
         refused = []
         for key in index.query(mh):
