@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
+import numpy as np
 import snowballstemmer
 from datasketch import MinHash, MinHashLSH
 from rapidfuzz import fuzz
@@ -45,11 +46,12 @@ from rapidfuzz.distance import Indel
 from ingest.model import Entry, Related, Ruling, Variant
 
 NUM_PERM = 64
-LSH_THRESHOLD = 0.3
-LSH_WEIGHTS = (0.3, 0.7)       # false positives cost a verifier call, false negatives a missed merge
+LSH_THRESHOLD = 0.4
+LSH_WEIGHTS = (0.5, 0.5)       # false positives cost a verifier call, false negatives a missed merge
 RELATED_SIMILARITY = 0.75      # refused candidates at least this similar become Related links
 MIN_SIMILARITY = 0.55          # below this token-sequence similarity two texts are never the same
 MAX_RELATED = 5
+MAX_CANDIDATES = 48            # leaders verified per text, nearest by MinHash Jaccard: keeps the work linear
 PLACEHOLDER = "~"
 
 _CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
@@ -184,7 +186,7 @@ def _en_soft_stems() -> frozenset[str]:
     return frozenset(_stem(w) for w in _EN_SOFT) | _EN_SOFT
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=100_000)
 def _stem(word: str) -> str:
     if word in _IRREGULAR:
         return _IRREGULAR[word]
@@ -261,14 +263,14 @@ def same_ruling(a: str, b: str) -> Verdict:
     sim = Indel.normalized_similarity(fa.tokens, fb.tokens)
     if fa.zh != fb.zh:
         return Verdict(False, sim, "different language")
+    if sim < MIN_SIMILARITY:
+        return Verdict(False, sim, "wording differs")
     if fa.guards != fb.guards:
         ga, gb = Counter(dict(fa.guards)), Counter(dict(fb.guards))
         return Verdict(False, sim, "guard token differs: " + _versus(ga - gb, gb - ga))
     if fa.effects != fb.effects:
         return Verdict(False, sim, "named effect differs: " + _versus(
             Counter(fa.effects - fb.effects), Counter(fb.effects - fa.effects)))
-    if sim < MIN_SIMILARITY:
-        return Verdict(False, sim, "wording differs")
     left_a, left_b = _hard_difference(fa, fb)
     if left_a or left_b:
         return Verdict(False, sim, "wording differs: " + _versus(left_a, left_b))
@@ -390,17 +392,18 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
         by_text[(_lang_key(ruling), ruling.match)].append(ruling)
     lsh: dict[str, MinHashLSH] = {}
     leaders: list[tuple[str, str]] = []
+    leader_hashes: list = []
     members: list[list[tuple[str, float]]] = []
     links: dict[tuple[int, int], tuple[float, str]] = {}
     keys = list(by_text)
     hashes = MinHash.bulk([shingles(_hard_tokens(compare_form(m))) for _, m in keys], num_perm=NUM_PERM)
     for (lang, match), mh in zip(keys, hashes):
-        index = lsh.get(lang)
-        if index is None:  # built once per language: MinHashLSH() integrates its band layout (scipy)
-            index = lsh[lang] = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM, weights=LSH_WEIGHTS)
+        if lang not in lsh:
+            lsh[lang] = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM, weights=LSH_WEIGHTS)
+        index = lsh[lang]
         best: tuple[float, int] | None = None
         refused = []
-        for key in index.query(mh):
+        for key in _nearest(index.query(mh), mh, leader_hashes):
             verdict = same_ruling(leaders[key][1], match)
             if verdict.same:
                 if best is None or (verdict.similarity, -key) > (best[0], -best[1]):
@@ -413,16 +416,27 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
         else:
             target = len(leaders)
             leaders.append((lang, match))
+            leader_hashes.append(mh.hashvalues)
             members.append([(match, 1.0)])
             index.insert(target, mh)
         for key, verdict in refused:
             pair = (min(key, target), max(key, target))
             if pair[0] != pair[1] and (pair not in links or links[pair][0] < verdict.similarity):
                 links[pair] = (verdict.similarity, verdict.reason or "wording differs")
-    entries = [_entry([(r, sim) for m, sim in group for r in by_text[(lang, m)]])
+    entries = [_entry([(r, sim) for m, sim in group for r in by_text[(lang, m)]])  # sim: comparison form
                for (lang, _), group in zip(leaders, members)]
     _link(entries, links)
     return entries
+
+
+def _nearest(keys: list[int], mh: MinHash, leader_hashes: list) -> list[int]:
+    """At most MAX_CANDIDATES candidate leaders, highest estimated Jaccard first (ties by key)."""
+    keys = sorted(keys)
+    if len(keys) <= MAX_CANDIDATES:
+        return keys
+    estimates = (np.array([leader_hashes[k] for k in keys]) == mh.hashvalues).mean(axis=1)
+    order = sorted(range(len(keys)), key=lambda i: (-estimates[i], keys[i]))
+    return [keys[i] for i in order[:MAX_CANDIDATES]]
 
 
 def _lang_key(ruling: Ruling) -> str:
@@ -448,7 +462,7 @@ def relink(entries: list[Entry], renamed: dict[str, str]) -> None:
 
 def _entry(group: list[tuple[Ruling, float]]) -> Entry:
     canonical = min((r for r, _ in group), key=_rank)
-    variants = sorted((Variant(r, 1.0 if r.match == canonical.match else s) for r, s in group),
+    variants = sorted((Variant(r, fuzz.ratio(canonical.match, r.match) / 100.0) for r, _ in group),
                       key=lambda v: (v.ruling.date or "", v.ruling.source.path, v.ruling.position))
     repairs = sorted({note for v in variants for note in v.ruling.repairs})
     return Entry(id=entry_id(v.ruling.match for v in variants), text=canonical.text,

@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
+from ingest.language import detect_language, match_text
 from ingest.model import Ruling
 
 _QUOTES = str.maketrans({
@@ -158,7 +159,8 @@ def normalise(rulings: list[Ruling]) -> tuple[list[Ruling], list[Rejection]]:
     words = corpus_words(rulings)
     kept, rejected = [], []
     for ruling in rulings:
-        folded = fold(ruling.text)
+        ruling.lang = detect_language(ruling.text, default=ruling.lang)
+        folded = fold(match_text(ruling.text, ruling.lang))
         if not _WORD.search(folded) and not re.search(r"\w", folded):
             rejected.append(Rejection(ruling, "empty text"))
             continue

@@ -1,4 +1,4 @@
-"""Run the ingest stages in order: normalise -> dedup -> ids -> tag.
+"""Run the ingest stages in order: normalise -> dedup -> ids -> tag -> translation links.
 
 Reading is separate (ingest/read.py) so that callers can cache parsed sources.
 """
@@ -10,9 +10,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ingest.dedup import dedup, relink
+from ingest.language import declared_disagrees
 from ingest.model import Entry, Ruling
 from ingest.normalise import Rejection, normalise
 from ingest.tag import tag
+from ingest.translate import link_translations
 
 
 @dataclass
@@ -21,6 +23,7 @@ class PipelineResult:
 
     entries: list[Entry]
     rejections: list[Rejection] = field(default_factory=list)
+    language_mismatches: list[Ruling] = field(default_factory=list)   # declared_lang != detected lang
 
     def rejected_counts(self) -> dict[str, int]:
         """Rejected rulings per reason."""
@@ -50,7 +53,9 @@ def build_entries(rulings: list[Ruling], previous_ids: dict[tuple, str] | None =
     clock.lap("ids")
     tag(entries)
     clock.lap("tag")
-    return PipelineResult(entries, rejections)
+    link_translations(entries)
+    mismatches = [r for r in kept if declared_disagrees(r.declared_lang, r.lang)]
+    return PipelineResult(entries, rejections, mismatches)
 
 
 class _Clock:

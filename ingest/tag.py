@@ -29,8 +29,17 @@ _QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": 
 # A keyword use of a word that is also plain English (``has flash``, ``with reach and flying``).
 _GRANT = (r"(?:has|have|had|having|with|without|gains?|gained|gaining|loses?|lost|losing|grants?|granted|"
           r"granting|gives?|gave|given|giving|get|gets)")
-_BEFORE = re.compile(rf"(?:\b{_GRANT}\s+(?:(?:[\w-]+|\{{[^}}]*\}})(?:\s+(?:\d+|X|\{{[^}}]*\}}))*,?\s+"
-                     rf"(?:(?:and|or|and/or)\s+)?){{0,4}}|\binstances? of\s+|[\"'])$", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _before() -> re.Pattern:
+    """``has`` / ``with`` / ``gains`` ... then optionally other keyword abilities in a list, right before a form."""
+    keywords = sorted({f for m in vocabulary() if m.kind == "keyword ability"
+                       for f in m.forms if re.fullmatch(r"[a-z -]+", f)}, key=len, reverse=True)
+    listed = rf"(?:(?:{'|'.join(keywords)})(?:\s+(?:\d+|X|\{{[^}}]*\}}))*,?\s+(?:(?:and|or|and/or)\s+)?)"
+    return re.compile(rf"(?:\b{_GRANT}\s+{listed}{{0,4}}|\binstances? of\s+|[\"'])$", re.IGNORECASE)
+
+
 _AFTER = re.compile(r"^(?:\s+(?:abilit(?:y|ies)|costs?|cards?|spells?|creatures?|permanents?|triggers?|"
                     r"triggered|mechanic|keyword|instances?|effects?)\b|\s*\{|\s+(?:\d+|X)\b|\s*[—-]\s|"
                     r"\"|'s (?:ability|trigger|cost))", re.IGNORECASE)
@@ -149,7 +158,7 @@ def mask_cards(text: str, cards) -> str:
 
 def _keyword_use(text: str, start: int, end: int) -> bool:
     word = text[start:end]
-    if _BEFORE.search(text[max(0, start - 80):start]) or _AFTER.match(text[end:end + 30]):
+    if _before().search(text[max(0, start - 80):start]) or _AFTER.match(text[end:end + 30]):
         return True
     sentence_start = start == 0 or re.search(r"[.!?:]\s+$|^\s*$", text[max(0, start - 3):start])
     return bool(sentence_start and word[:1].isupper() and _SENTENCE_VERB.match(text[end:end + 20]))

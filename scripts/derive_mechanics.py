@@ -121,7 +121,7 @@ ONLY_FORMS: dict[str, list[str]] = {
                 r"enchant abilit(?:y|ies)"],
     "equip": ["equip", r"equip (?:abilit(?:y|ies)|costs?)"],
     "double": [r"double(?! strike| agenda|-faced| team)", "doubles", "doubled", "doubling"],
-    "triple": ["triple", "triples", "tripled", "tripling"],
+    "triple": [r"triple(?! strike)", "triples", "tripled", "tripling"],
     "protection": ["protection"],
     "vanishing": ["vanishing"],
     "echo": ["echo"],

@@ -1,66 +1,238 @@
-"""Whoosh analyzers for rulings text.
+"""Whoosh analyzers for rulings text (the English/European main field and card names).
 
-Tokens: mana and game symbols in braces (``{T}``, ``{W/P}``) as single lower-case
-tokens; signed P/T modifiers (``+1/+1``, ``-1/-1``) as single tokens; words with
-their apostrophes (``can't``); one-letter words kept; no stop words. Accents are
-folded and ``æ`` becomes ``ae`` for matching; the stored text keeps the original.
+What one token is (``TOKEN_PATTERN``), in order of precedence:
+
+* a mana or game symbol in braces, ``{T}`` ``{Q}`` ``{E}`` ``{W/P}`` ``{2/W}`` ``{G/U/P}``:
+  one lower-case token; the parts of a hybrid symbol are put in a canonical
+  order so ``{P/W}`` is ``{w/p}`` like ``{W/P}`` (``canonical_symbol``); the
+  variable ``{X}`` is the word ``x``, so ``X`` finds rulings that write either;
+* a signed P/T modifier ``+1/+1`` ``-1/-1`` ``+X/+0`` (U+2212 is read as ``-``),
+  or a plain P/T ``2/2``: one token;
+* a number or a Comprehensive Rules number, ``702.19b``: one token, so ``702.1``
+  never matches ``702.19b``;
+* a word, with inner apostrophes (``can't``) and hyphens (``Lim-Dûl``). A
+  hyphenated word gives its parts and, when indexing, also the joined form, so
+  ``lim-dul`` and ``limdul`` both find "Lim-Dûl".
+
+Every token is folded (``fold``): curly apostrophes to ``'``, ``æ`` to ``ae``,
+accents removed, lower case. One-letter words are kept and there are no stop
+words. The main-field analyzer then stems words with ``stem`` (Snowball English
+with the final-e fault fixed, see there); contractions (``can't``, ``it's``)
+are kept whole. The stored text is never changed: tokens carry the character
+offsets of the words as written, so highlights show the original spelling.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
+from typing import Iterator
 
-from whoosh.analysis import Filter, RegexTokenizer, StemFilter
+from whoosh.analysis import Token, Tokenizer
 from whoosh.lang.snowball.english import EnglishStemmer
 
+APOSTROPHES = "'\u2019\u2018\u02bc"
+_A = APOSTROPHES
 TOKEN_PATTERN = re.compile(
-    r"\{[^{}\s]{1,8}\}"                       # {T} {W/P} {2/W}
-    r"|[+\-\u2212][\dxX*]+/[+\-\u2212][\dxX*]+"  # +1/+1 -1/-1 +X/+0
-    r"|\d+(?:\.\d+[a-z]?)?"                   # numbers and rule numbers 702.19b
-    r"|\w+(?:['\u2019\u2018\u02bc]\w+)*",     # words, can't
+    r"(?P<symbol>\{[^{}\s]{1,10}\})"
+    rf"|(?P<pt>(?<![\w/])[+\-\u2212][\dxX*]+/[+\-\u2212][\dxX*]+(?![\w/])"
+    rf"|(?<![\w/+\-\u2212.])[\dxX*]+/[\dxX*]+(?![\w/]))"
+    r"|(?P<number>\d+(?:\.\d+[a-z]?)?(?!\w))"
+    rf"|(?P<word>\w+(?:[{_A}]\w+)*(?:-\w+(?:[{_A}]\w+)*)*)",
     re.UNICODE)
 
-_FOLD = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2212": "-",
-                       "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ß": "ss"})
+_FOLD = str.maketrans({
+    "\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2212": "-",
+    "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ß": "ss", "ø": "o", "Ø": "o",
+    "ł": "l", "Ł": "l", "đ": "d", "Đ": "d", "þ": "th", "Þ": "th", "ð": "d", "Ð": "d",
+})
 
 
-def fold_token(text: str) -> str:
-    """Lower-case, fold apostrophes and ``æ``, strip accents (NFKD without combining marks)."""
+def fold(text: str) -> str:
+    """Matching form of a piece of text: apostrophes to ``'``, ``æ`` to ``ae``, lower case, accents removed.
+
+    NFKD decomposition without combining marks, so "Dandân" -> "dandan" and
+    "Æther" -> "aether"; full-width letters become ASCII.
+    """
     text = text.translate(_FOLD).lower()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-class FoldFilter(Filter):
-    """Fold each token with fold_token(); symbols in braces are kept whole."""
+# Alias kept for callers that used the first name.
+fold_token = fold
 
-    def __call__(self, tokens):
-        for token in tokens:
-            token.text = fold_token(token.text)
-            yield token
+# ---------------------------------------------------------------- symbols
 
+_COLORS = "WUBRG"
+# Two-colour hybrid symbols as printed (CR 107.4e): allied then enemy pairs.
+_PAIRS = ("WU", "UB", "BR", "RG", "GW", "WB", "UR", "BG", "RW", "GU")
+_VARIABLES = {"X", "Y", "Z"}
+
+
+def _part_order(part: str) -> tuple:
+    if part.isdigit():
+        return (0, int(part), "")
+    if part in _VARIABLES:
+        return (1, 0, part)
+    if part in _COLORS:
+        return (2, _COLORS.index(part), "")
+    if part == "P":
+        return (9, 0, "")
+    return (5, 0, part)
+
+
+def canonical_symbol(symbol: str) -> str:
+    """The token of a braced symbol: lower case, hybrid parts in canonical order.
+
+    ``{P/W}`` and ``{W/P}`` -> ``{w/p}``; ``{W/2}`` -> ``{2/w}``; ``{U/G/P}`` ->
+    ``{g/u/p}`` (two-colour pairs in printed order); ``{WP}`` (no slash, all
+    colour or P letters) is read as ``{W/P}``; ``{X}`` ``{Y}`` ``{Z}`` -> ``x`` ``y`` ``z``.
+    """
+    inner = fold(symbol[1:-1]).upper().replace("\u2212", "-")
+    if "/" in inner:
+        parts = [p for p in inner.split("/") if p]
+    elif len(inner) > 1 and all(ch in _COLORS + "P" for ch in inner):
+        parts = list(inner)
+    else:
+        parts = [inner]
+    if len(parts) == 1 and parts[0] in _VARIABLES:
+        return parts[0].lower()
+    parts = sorted(set(parts), key=_part_order)
+    colors = [p for p in parts if p in _COLORS]
+    if len(colors) == 2:
+        pair = next((pr for pr in _PAIRS if set(pr) == set(colors)), "".join(colors))
+        first = parts.index(colors[0])
+        parts[first:first + 2] = list(pair)
+    return "{" + "/".join(parts).lower() + "}"
+
+
+# ---------------------------------------------------------------- stemming
 
 _STEMMER = EnglishStemmer()
+# Forms Snowball gets wrong or leaves apart; checked against the ruling texts of realdata/mtgjson3-sets.
+_STEM_EXCEPTIONS = {
+    "add": "add", "adds": "add", "added": "add", "adding": "add",
+    "does": "do", "goes": "go", "freed": "free", "frees": "free",
+    "scry": "scri", "scrys": "scri", "scries": "scri", "scried": "scri", "scrying": "scri",
+}
+_PRONOUNS = {"it", "that", "there", "here", "what", "who", "he", "she", "let", "where", "how"}
+_E_WORD = re.compile(r"[aeiouy].*[^aeiouy]e$")
+_ES_WORD = re.compile(r"[^aeiouy]es$")
 
 
+@lru_cache(maxsize=100_000)
 def stem(word: str) -> str:
-    """English stem for a folded word; symbols, P/T modifiers and numbers are returned unchanged."""
-    if not word[:1].isalpha() or "'" in word:
+    """The stem of one folded word, the same for every inflected form of it.
+
+    Snowball English strips a final ``e`` only after its suffix steps, so
+    ``sacrifice`` -> ``sacrific`` while ``sacrificed`` -> ``sacrif``. Here a word
+    ending in consonant + ``e`` (and its ``-es`` plural) is stemmed through its
+    ``-ed`` form, the way its inflected forms are: sacrifice, sacrifices,
+    sacrificed, sacrificing -> ``sacrif``. A short table fixes the rest
+    (added -> add, freed -> free, scrys -> scri). Possessive ``'s`` is dropped;
+    other words with an apostrophe (``can't``, ``it's``) are returned whole, as
+    are symbols, P/T modifiers and numbers.
+    """
+    if not word[:1].isalpha():
         return word
+    if "'" in word:
+        base, _, suffix = word.rpartition("'")
+        if suffix != "s" or base in _PRONOUNS or "'" in base or not base:
+            return word
+        word = base
+    if word in _STEM_EXCEPTIONS:
+        return _STEM_EXCEPTIONS[word]
+    if len(word) > 4 and _ES_WORD.search(word) and _STEMMER.stem(word) == _STEMMER.stem(word[:-1]):
+        word = word[:-1]
+    if len(word) > 3 and _E_WORD.search(word):
+        return _STEMMER.stem(word[:-1] + "ed")
     return _STEMMER.stem(word)
 
 
+# ---------------------------------------------------------------- tokenizer
+
+def terms(text: str, stemming: bool = True, joined: bool = True) -> Iterator[tuple[str, int, int, int]]:
+    """Each token of text as ``(term, startchar, endchar, position)``.
+
+    ``joined`` adds the joined form of a hyphenated word (``limdul``) at the
+    position of its first part, before the parts. Terms are folded and, with
+    ``stemming``, stemmed. Offsets index into ``text`` as written.
+    """
+    norm = stem if stemming else (lambda w: w)
+    pos = 0
+    for match in TOKEN_PATTERN.finditer(text):
+        kind = match.lastgroup
+        start, end = match.span()
+        if kind == "symbol":
+            yield canonical_symbol(match.group()), start, end, pos
+            pos += 1
+        elif kind in ("pt", "number"):
+            yield fold(match.group()), start, end, pos
+            pos += 1
+        else:
+            word = match.group()
+            if "-" not in word:
+                yield norm(fold(word)), start, end, pos
+                pos += 1
+                continue
+            if joined:
+                yield norm(fold(word.replace("-", ""))), start, end, pos
+            offset = start
+            for part in word.split("-"):
+                yield norm(fold(part)), offset, offset + len(part), pos
+                offset += len(part) + 1
+                pos += 1
+
+
+class RulingsTokenizer(Tokenizer):
+    """Whoosh tokenizer yielding ``terms()``; the joined form of hyphenated words only when indexing."""
+
+    def __init__(self, stemming: bool = True):
+        self.stemming = stemming
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.stemming == self.stemming
+
+    def __call__(self, value, positions=False, chars=False, keeporiginal=False, removestops=True,
+                 start_pos=0, start_char=0, tokenize=True, mode="", **kwargs):
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        if not tokenize:
+            token.original = token.text = value
+            token.boost = 1.0
+            if positions:
+                token.pos = start_pos
+            if chars:
+                token.startchar, token.endchar = start_char, start_char + len(value)
+            yield token
+            return
+        for text, start, end, pos in terms(value, self.stemming, joined=(mode != "query")):
+            token.text = text
+            token.boost = 1.0
+            token.stopped = False
+            if keeporiginal:
+                token.original = value[start:end]
+            if positions:
+                token.pos = start_pos + pos
+            if chars:
+                token.startchar, token.endchar = start_char + start, start_char + end
+            yield token
+
+
 def rulings_analyzer():
-    """The analyzer of the main text field: tokenize, fold, stem (no stop words)."""
-    return RegexTokenizer(TOKEN_PATTERN) | FoldFilter() | StemFilter(stemfn=stem, cachesize=50000)
+    """Analyzer of the main text field: MTG-aware tokens, folded and stemmed, no stop words."""
+    return RulingsTokenizer(stemming=True)
 
 
 def name_analyzer():
-    """Analyzer for card names: tokenize and fold, no stemming."""
-    return RegexTokenizer(TOKEN_PATTERN) | FoldFilter()
+    """Analyzer for card names and the spelling vocabulary: the same tokens, folded, not stemmed."""
+    return RulingsTokenizer(stemming=False)
 
 
 def card_key(name: str) -> str:
-    """Lookup key of a card or face name: folded, punctuation and spaces removed."""
-    return re.sub(r"[^\w]", "", fold_token(name))
+    """Lookup key of a card or face name: folded, everything but letters and digits removed.
+
+    "Fire // Ice", "fire/ice" and "Fire / Ice" -> "fireice"; "Lim-Dûl's Vault" -> "limdulsvault".
+    """
+    return re.sub(r"[\W_]", "", fold(name))

@@ -96,6 +96,7 @@ class IngestReport:
     parsed: int = 0
     index_changes: dict[str, int] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    language_mismatches: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """PRODUCT.md "Other JSON shapes": rulings, entries, formats, skipped, rejected, rejected_rulings, seconds."""
@@ -113,6 +114,7 @@ class IngestReport:
             "rejected": [{"path": r.path, "reason": r.rejected} for r in self.files if r.rejected],
             "rejected_rulings": self.rejected_rulings,
             "seconds": round(self.seconds, 3),
+            "language_mismatches": self.language_mismatches,
         }
 
 
@@ -221,13 +223,15 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
     if not (rebuild or parsed or dropped) and index.exists(index_dir) and (index_dir / SUMMARY).exists():
         figures = summary(index_dir)
         return IngestReport(files, figures["entries"], figures.get("rejected_reasons", {}),
-                            time.perf_counter() - started, named_failures, changed=False, timings=timings)
+                            time.perf_counter() - started, named_failures, changed=False, timings=timings,
+                            language_mismatches=figures.get("language_mismatches", []))
     entries, rejected, changes = update_entries(index_dir, state, full=rebuild, timings=timings)
     mark = time.perf_counter()
     save_state(index_dir, state)
     timings["save"] = time.perf_counter() - mark
     return IngestReport(files, len(entries), rejected, time.perf_counter() - started, named_failures,
-                        changed=True, parsed=parsed, index_changes=changes, timings=timings)
+                        changed=True, parsed=parsed, index_changes=changes, timings=timings,
+                        language_mismatches=summary(index_dir).get("language_mismatches", []))
 
 
 def remove(index_dir: Path, path: Path) -> tuple[list[SourceRecord], int]:
@@ -338,7 +342,8 @@ def update_entries(index_dir: Path, state: State, full: bool = False,
             contributed[owner[id(variant.ruling)]].add(entry.id)
     for key, record in state.sources.items():
         record.entries = len(contributed[key])
-    write_summary(index_dir, state, result.entries, result.rejected_counts())
+    write_summary(index_dir, state, result.entries, result.rejected_counts(),
+                  [mismatch_json(r) for r in result.language_mismatches])
     return result.entries, result.rejected_counts(), changes
 
 
@@ -348,7 +353,14 @@ def rebuild_entries(index_dir: Path, state: State) -> tuple[list[Entry], dict[st
     return entries, rejected
 
 
-def write_summary(index_dir: Path, state: State, entries: list[Entry], rejected: dict[str, int]) -> None:
+def mismatch_json(ruling: Ruling) -> dict:
+    """A ruling whose declared language disagrees with the detected one: path, position, declared, detected, text."""
+    return {"path": ruling.source.path, "position": ruling.position, "declared": ruling.declared_lang,
+            "detected": ruling.lang, "text": ruling.text[:80]}
+
+
+def write_summary(index_dir: Path, state: State, entries: list[Entry], rejected: dict[str, int],
+                  language_mismatches: list[dict] | None = None) -> None:
     """Write summary.json: the figures of ``rulings stats`` (PRODUCT.md "Other JSON shapes")."""
     results = [record.result for record in state.sources.values()]
     formats: dict[str, dict[str, int]] = {}
@@ -368,6 +380,7 @@ def write_summary(index_dir: Path, state: State, entries: list[Entry], rejected:
         "formats": dict(sorted(formats.items())),
         "mechanics": len({m for e in entries for m in e.mechanics}),
         "sources": len(results),
+        "language_mismatches": language_mismatches or [],
     }
     (index_dir / SUMMARY).write_text(json.dumps(summary, ensure_ascii=False, indent=1), "utf-8")
 

@@ -15,23 +15,50 @@ from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
 from ingest.errors import DamagedIndex
 from ingest.model import Entry, entry_to_dict
-from search.analysis import card_key, name_analyzer, rulings_analyzer
+from search.analysis import card_key, name_analyzer, rulings_analyzer, terms
+from search.languages import field_for, schema_fields, text_fields
 
 WHOOSH_DIR = "whoosh"
 
 
+# The analysed text fields that bare words and phrases search, with their BM25F boosts:
+# "text" (English) and one field per language family (search/languages.py).
+TEXT_FIELDS: tuple[str, ...] = text_fields()
+FIELD_BOOSTS: dict[str, float] = {"text": 1.0, "variants": 0.3, "cards": 0.8, "mechanics": 0.8}
+
+
+def searched_fields() -> dict[str, float]:
+    """Field name -> boost for bare words and phrases: TEXT_FIELDS, other variant texts, cards, mechanics."""
+    names = TEXT_FIELDS + ("variants", "cards", "mechanics")
+    return {name: FIELD_BOOSTS.get(name, 1.0) for name in names}
+
+
 def schema() -> Schema:
-    """Fields: id, text (BM25F main field), cards (names), card_keys, mechanics, sets, lang, date, entry (stored JSON)."""
+    """The entry index's fields.
+
+    text: the canonical text (repairs applied), MTG-aware analyzer, positions for phrases;
+    variants: the other distinct variant texts, same analyzer, low boost (so an entry
+    repeated on many cards is not scored higher for it); spelling: folded unstemmed
+    words of both, for "did you mean"; cards: card names (BM25F field, so a short
+    card list outranks a long one); card_keys: lookup keys of full names and faces;
+    card_names: keys of full names only; mechanics, sets, lang; date: newest ISO
+    date (sortable); dates: every variant date; entry: the stored JSON shape.
+    """
     return Schema(
         id=ID(stored=True, unique=True),
-        text=TEXT(analyzer=rulings_analyzer(), phrase=True),
-        cards=TEXT(analyzer=name_analyzer(), field_boost=0.5),
+        text=TEXT(analyzer=rulings_analyzer(), phrase=True, multitoken_query="phrase"),
+        variants=TEXT(analyzer=rulings_analyzer(), phrase=True, multitoken_query="phrase"),
+        spelling=KEYWORD(lowercase=False, commas=False, scorable=False),
+        cards=TEXT(analyzer=name_analyzer(), phrase=True, multitoken_query="phrase"),
         card_keys=KEYWORD(lowercase=False, commas=True, scorable=False),
+        card_names=KEYWORD(lowercase=False, commas=True, scorable=False),
         mechanics=KEYWORD(lowercase=True, commas=True, scorable=True),
         sets=KEYWORD(lowercase=True, commas=True),
         lang=ID(),
         date=ID(sortable=True),
+        dates=KEYWORD(commas=True),
         entry=STORED(),
+        **schema_fields(TEXT),          # text_zh, text_cjk, text_de ... (search/languages.py)
     )
 
 
@@ -45,19 +72,38 @@ def card_keys(cards: list[str]) -> list[str]:
     return sorted(k for k in keys if k)
 
 
+def search_texts(entry_json: dict) -> tuple[str, list[str]]:
+    """(main text, other distinct variant texts) to index; repaired texts replace the originals."""
+    searchable = {v["text"]: v.get("repaired_text") or v["text"] for v in entry_json["variants"]}
+    main = searchable.get(entry_json["text"], entry_json["text"])
+    others = sorted(set(searchable.values()) - {main})
+    return main, others
+
+
 def document(entry_json: dict, stored: str | None = None) -> dict:
-    """The Whoosh document of one entry in its JSON shape (stored: its JSON text, when already made)."""
+    """The Whoosh document of one entry in its JSON shape (stored: its JSON text, when already made).
+
+    The canonical text goes to the text field of the entry's language
+    (search/languages.py field_for); other variant texts go to ``variants`` for
+    English and, after the canonical text, to the language's own field otherwise.
+    """
+    main, others = search_texts(entry_json)
+    words = {term for text in [main, *others] for term, *_ in terms(text, stemming=False, joined=False)}
+    field = field_for(entry_json["lang"])
+    texts = {field: main, "variants": "\n".join(others)} if field == "text" else \
+        {field: "\n".join([main, *others])}
     return {
         "id": entry_json["id"],
-        "text": entry_json["text"] + "\n" + "\n".join(
-            sorted({v.get("repaired_text") or v["text"] for v in entry_json["variants"]}
-                   - {entry_json["text"]})),
+        **texts,
+        "spelling": " ".join(sorted(w for w in words if w[:1].isalpha() and " " not in w)),
         "cards": "\n".join(entry_json["cards"]),
         "card_keys": ",".join(card_keys(entry_json["cards"])),
+        "card_names": ",".join(sorted({card_key(c) for c in entry_json["cards"]} - {""})),
         "mechanics": ",".join(entry_json["mechanics"]),
         "sets": ",".join(s.lower() for s in entry_json["sets"]),
         "lang": entry_json["lang"].lower(),
         "date": entry_json["date"] or "",
+        "dates": ",".join(entry_json["dates"]),
         "entry": stored if stored is not None else json.dumps(entry_json, ensure_ascii=False),
     }
 

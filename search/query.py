@@ -1,24 +1,43 @@
-"""Queries over the entry index: keyword search with filters, card lookup, mechanic listing.
+"""Queries over the entry index: the query language, filters, card lookup, mechanic listing.
 
-The query language is parsed by Whoosh's QueryParser over the ``text``,
-``cards`` and ``mechanics`` fields (BM25F), all words required. Filters are
-applied as Whoosh filter queries.
+The query language (parsed by Whoosh's QueryParser with our own plugin set):
+
+* bare words: all must match, in any of the searched fields (index.searched_fields():
+  the text, other variant texts, card names and mechanics), ranked by BM25F;
+* ``"a phrase"`` (operators and field names inside quotes are text), ``a OR b``,
+  ``NOT word`` and ``-word`` (a ``-`` before a letter, quote or parenthesis; so
+  ``-1/-1`` is a term), ``( ... )``;
+* filters ``card:NAME`` ``set:CODE`` ``mechanic:ID`` ``lang:CODE`` ``date:>=2019-01-01``
+  (also ``>`` ``<`` ``<=`` ``=`` and partial dates ``date:2019``); a value with
+  spaces goes in quotes: ``card:"Fire // Ice"``.
+
+Anything else is text: ``T:`` and ``kicker:`` are words, a lone ``"`` or ``(`` is
+ignored. Every input either parses or raises QueryError with a one-line reason.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rapidfuzz import fuzz, process
 from whoosh import highlight, qparser
-from whoosh.query import And, Every, NullQuery, Or, Term, TermRange
+from whoosh.qparser import syntax
+from whoosh.matching import ListMatcher, NullMatcher
+from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term, TermRange
 
 from ingest.errors import QueryError
+from ingest.tag import vocabulary
 from search import index
-from search.analysis import card_key
+from search.analysis import card_key, fold, terms
+from search.languages import field_for
 
 LANG_GROUPS = {"zh": ("zh-hans", "zh-hant")}
+FILTER_FIELDS = ("card", "set", "mechanic", "lang", "date")
+SNIPPET_CHARS = 300
 
 
 @dataclass
@@ -37,91 +56,440 @@ class Filters:
         return bool(self.mechanics or self.card or self.set_code or self.lang or self.since or self.until)
 
 
-def filter_query(filters: Filters):
+# ---------------------------------------------------------------- filters
+
+
+def card_filter(name: str) -> Query:
+    """Entries of the card with this full name or face name (any case, accents, ``/`` for ``//``)."""
+    key = card_key(name)
+    if not key:
+        raise QueryError(f"{name!r} is not a card name")
+    return Term("card_keys", key)
+
+
+def mechanic_id(name: str) -> str:
+    """The mechanic id for an id, printed name or Chinese name; QueryError names the closest ids."""
+    wanted = re.sub(r"[\s_]+", "-", name.strip().lower())
+    for mechanic in vocabulary():
+        if wanted == mechanic.id or fold(name.strip()) == fold(mechanic.name) or name.strip() in mechanic.zh:
+            return mechanic.id
+    ids = [m.id for m in vocabulary()]
+    close = [match for match, _, _ in process.extract(wanted, ids, limit=3)] if ids else []
+    raise QueryError(f"unknown mechanic {name!r}; closest: {', '.join(close)}")
+
+
+def set_filter(code: str) -> Query:
+    """Entries with a variant from this set code (any case)."""
+    if not code.strip():
+        raise QueryError("'set:' needs a set code")
+    return Term("sets", code.strip().lower())
+
+
+def lang_filter(code: str) -> Query:
+    """Entries in this language; ``zh`` matches ``zh-Hans`` and ``zh-Hant``."""
+    lang = code.strip().lower()
+    if not lang:
+        raise QueryError("'lang:' needs a language code")
+    group = LANG_GROUPS.get(lang, (lang,))
+    return Or([Term("lang", c) for c in group]) if len(group) > 1 else Term("lang", group[0])
+
+
+class DateRange(TermRange):
+    """A range of ISO date terms matched through one sorted list of document numbers.
+
+    Whoosh's union of many term matchers under ``ANDNOT`` can step past its end
+    (IndexError in W3LeafMatcher.id, whoosh-reloaded 2.7.5); a ListMatcher of
+    the materialised docnums has no such state, and a date filter needs no score.
+    """
+
+    def matcher(self, searcher, context=None):
+        reader = searcher.reader()
+        ids = set()
+        for btext in self._btexts(reader):
+            ids.update(reader.postings(self.fieldname, btext).all_ids())
+        if not ids:
+            return NullMatcher()
+        return ListMatcher(sorted(ids), all_weights=self.boost)
+
+
+_DATE_VALUE = re.compile(r"(?P<op>>=|<=|=>|=<|>|<|=)?(?P<date>\d{4}(?:-\d{2}(?:-\d{2})?)?)")
+_MIN_DATE, _MAX_DATE = "0000", "9999\uffff"
+
+
+def date_filter(value: str) -> Query:
+    """Entries with a variant dated in the range: ``>=2019-01-01``, ``<2020``, ``2019-06``, ``=2019-06-07``.
+
+    A partial date means every day in it. Raises QueryError for anything else.
+    """
+    match = _DATE_VALUE.fullmatch(value.strip())
+    if not match or not _valid_date(match.group("date")):
+        raise QueryError(f"'date:{value}' is not a date; write date:>=2019-01-01 (or >, <, <=, a year, a month)")
+    op, day = match.group("op") or "=", match.group("date")
+    low, high = day, day + "\uffff"
+    if op in (">=", "=>"):
+        return DateRange("dates", low, _MAX_DATE)
+    if op == ">":
+        return DateRange("dates", high, _MAX_DATE, startexcl=True)
+    if op == "<":
+        return DateRange("dates", _MIN_DATE, low, endexcl=True)
+    if op in ("<=", "=<"):
+        return DateRange("dates", _MIN_DATE, high)
+    return DateRange("dates", low, high)
+
+
+def _valid_date(text: str) -> bool:
+    parts = [int(p) for p in text.split("-")]
+    parts += [1] * (3 - len(parts))
+    try:
+        dt.date(*parts)
+    except ValueError:
+        return False
+    return True
+
+
+def filter_query(filters: Filters) -> Query:
     """The Whoosh query selecting entries that pass every filter (Every() when none)."""
-    parts = []
-    for mechanic in filters.mechanics:
-        parts.append(Term("mechanics", mechanic.lower()))
+    parts: list[Query] = [Term("mechanics", mechanic_id(m)) for m in filters.mechanics]
     if filters.card:
-        parts.append(Term("card_keys", card_key(filters.card)))
+        parts.append(card_filter(filters.card))
     if filters.set_code:
-        parts.append(Term("sets", filters.set_code.lower()))
+        parts.append(set_filter(filters.set_code))
     if filters.lang:
-        lang = filters.lang.lower()
-        group = LANG_GROUPS.get(lang, (lang,))
-        parts.append(Or([Term("lang", code) for code in group]))
+        parts.append(lang_filter(filters.lang))
     if filters.since or filters.until:
-        parts.append(TermRange("date", filters.since or "0000", filters.until or "9999"))
+        parts.append(DateRange("dates", filters.since or _MIN_DATE, (filters.until or "9999") + "\uffff"))
     if not parts:
         return Every()
     return And(parts) if len(parts) > 1 else parts[0]
 
 
-def parse(ix, text: str):
-    """Parse a user query over text, cards and mechanics; all words must match.
+# ---------------------------------------------------------------- parser
 
-    Raises QueryError for a query with no searchable words.
+_FILTER_BUILDERS = {
+    "card": card_filter,
+    "set": set_filter,
+    "mechanic": lambda value: Term("mechanics", mechanic_id(value)),
+    "lang": lang_filter,
+    "date": date_filter,
+}
+
+
+class FilterNode(syntax.SyntaxNode):
+    """A ``field:value`` filter in a query; its query() is the filter's Whoosh query."""
+
+    def __init__(self, name: str, value: str | None):
+        self.name = name.lower()
+        self.value = (value or "").strip()
+        if self.value.startswith('"'):
+            self.value = self.value.strip('"').strip()
+
+    def r(self):
+        return f"{self.name}:{self.value!r}"
+
+    def query(self, parser):
+        if not self.value:
+            raise QueryError(f"'{self.name}:' needs a value, e.g. {self.name}:{_EXAMPLES[self.name]}")
+        built = _FILTER_BUILDERS[self.name](self.value)
+        for leaf in [built] if built.is_leaf() else built.leaves():
+            leaf.from_filter = True
+        return built
+
+
+_EXAMPLES = {"card": '"Fire // Ice"', "set": "ONE", "mechanic": "proliferate", "lang": "en",
+             "date": ">=2019-01-01"}
+
+
+class FilterPlugin(qparser.TaggingPlugin):
+    """Tags ``card:`` ``set:`` ``mechanic:`` ``lang:`` ``date:`` (any case) with a word or quoted value.
+
+    Other ``name:`` text is left alone and so searched as words.
     """
-    parser = qparser.MultifieldParser(["text", "cards", "mechanics"], ix.schema,
-                                      group=qparser.AndGroup)
-    parser.remove_plugin_class(qparser.FieldsPlugin)
-    parser.remove_plugin_class(qparser.WildcardPlugin)
-    query = parser.parse(text)
-    if query is None or query is NullQuery or not list(query.iter_all_terms(phrases=True)):
+
+    expr = (r"(?i)(?<![\w\-])(?P<name>" + "|".join(FILTER_FIELDS) + r"):"
+            r"(?P<value>\"[^\"]*\"?|[^\s()\"]+)?")
+    priority = 0
+
+    def create(self, parser, match):
+        return FilterNode(match.group("name"), match.group("value"))
+
+
+class OperatorCleanupPlugin(qparser.Plugin):
+    """Turns operators that lack operands (``NOT NOT x``, ``OR`` at the start, ``a AND``) into words.
+
+    Runs after whitespace removal (500) and before Whoosh applies operators (600),
+    which would otherwise fail with IndexError on such input.
+    """
+
+    def filters(self, parser):
+        return [(self.clean, 550)]
+
+    def clean(self, parser, group):
+        nodes = [self.clean(parser, n) if isinstance(n, syntax.GroupNode) else n for n in group]
+        changed = True
+        while changed:
+            changed = False
+            for i, node in enumerate(nodes):
+                if isinstance(node, syntax.Operator) and not _has_operands(nodes, i):
+                    word = syntax.WordNode(node.text)
+                    word.startchar, word.endchar = getattr(node, "startchar", 0), getattr(node, "endchar", 0)
+                    nodes[i] = word
+                    changed = True
+                    break
+        cleaned = group.empty_copy()
+        cleaned.extend(nodes)
+        return cleaned
+
+
+def _has_operands(nodes: list, i: int) -> bool:
+    """A prefix operator needs a following operand; an infix one an operand before and after
+    (the one after may start with a prefix operator)."""
+    following = nodes[i + 1] if i + 1 < len(nodes) else None
+    preceding = nodes[i - 1] if i > 0 else None
+    if following is None:
+        return False
+    if isinstance(nodes[i], syntax.PrefixOperator):
+        return not isinstance(following, syntax.Operator)
+    if preceding is None or isinstance(preceding, syntax.Operator):
+        return False
+    return not isinstance(following, syntax.Operator) or isinstance(following, syntax.PrefixOperator)
+
+
+# ``-word``: a minus at the start of a clause, before a letter, a quote or a parenthesis.
+_MINUS = r"(?:^|(?<=[\s(]))-(?=[^\W\d_]|[\"(])"
+
+
+def parser(schema) -> qparser.QueryParser:
+    """The query parser over index.searched_fields(): words, phrases, groups, AND/OR/NOT, -word, filters."""
+    fields = index.searched_fields()
+    minus = qparser.OperatorsPlugin.OpTagger(_MINUS, syntax.NotGroup, syntax.PrefixOperator, memo="minus")
+    plugins = [
+        qparser.PhrasePlugin(),
+        qparser.GroupPlugin(),
+        qparser.OperatorsPlugin(ops=[(minus, 0)], AndMaybe=None, Require=None),
+        OperatorCleanupPlugin(),
+        FilterPlugin(),
+        qparser.MultifieldPlugin(list(fields), fieldboosts=fields),
+    ]
+    return qparser.QueryParser(None, schema, plugins=plugins, group=syntax.AndGroup)
+
+
+def parse(schema, text: str) -> Query:
+    """Parse a user query; raises QueryError for a query with nothing to search for or a bad filter."""
+    try:
+        query = parser(schema).parse(text)
+    except QueryError:
+        raise
+    except RecursionError:
+        raise QueryError("query is nested too deeply") from None
+    if query is None or isinstance(query, type(NullQuery)) or not _searchable_fields(query) - {"mechanics"}:
         raise QueryError(f"query {text!r} has no words to search for")
-    return query
+    return without_andnot(query)
+
+
+def without_andnot(query: Query) -> Query:
+    """Rewrite every ``AndNot(a, b)`` as ``And([a, Not(b)])`` (same documents).
+
+    Whoosh's AndNotMatcher over a union of terms can step past the end of a
+    posting block inside an intersection (IndexError in W3LeafMatcher.id,
+    whoosh-reloaded 2.7.5, e.g. ``date:>0001 ANDNOT counter no``); the Not
+    form uses an InverseMatcher, which has no such fault.
+    """
+    if isinstance(query, AndNot):
+        return And([without_andnot(query.a), Not(without_andnot(query.b))])
+    if query.is_leaf():
+        return query
+    return query.apply(without_andnot)
+
+
+def _searchable_fields(query: Query) -> set[str]:
+    """Fields of the query's leaves (terms, phrases, ranges); mechanics alone means only symbols were typed."""
+    leaves = [query] if query.is_leaf() else list(query.leaves())
+    return {"filter" if getattr(leaf, "from_filter", False) else leaf.fieldname
+            for leaf in leaves if getattr(leaf, "fieldname", None)}
+
+
+# ---------------------------------------------------------------- search
 
 
 def search(index_dir: Path, text: str | None, filters: Filters | None = None, limit: int = 20) -> list[dict]:
-    """Entries matching a query and filters, best first (entries in JSON shape with score and snippet).
+    """Entries matching a query and filters, best first.
 
-    text may be None or empty only when a filter is given; raises QueryError otherwise.
+    Each entry is in its JSON shape plus ``score`` (BM25F, 3 decimals; 0 without
+    words) and ``snippet`` (the best fragment of the text with matched words as
+    ``**word**``, original spelling). text may be None or empty only when a
+    filter is given; raises QueryError otherwise and for a query it cannot read.
     """
     filters = filters or Filters()
-    if not (text and text.strip()) and not filters.any():
+    has_text = bool(text and text.strip())
+    if not has_text and not filters.any():
         raise QueryError("empty query: give words to search for or a filter")
     ix = index.open_index(index_dir)
+    selection = filter_query(filters)
     with ix.searcher() as searcher:
-        if text and text.strip():
-            query = parse(ix, text)
-            # no filter at all rather than Every(): Whoosh would build a set of every document per query
-            chosen = filter_query(filters) if filters.any() else None
-            hits = searcher.search(query, filter=chosen, limit=limit, terms=True)
+        if has_text:
+            query = parse(ix.schema, text)
+            hits = searcher.search(query, filter=selection if filters.any() else None, limit=limit, terms=True)
         else:
-            hits = searcher.search(filter_query(filters), limit=limit)
-        hits.fragmenter = highlight.SentenceFragmenter(maxchars=300)
-        hits.formatter = highlight.UppercaseFormatter()
+            hits = searcher.search(selection, limit=limit, sortedby="date", reverse=True)
+        hits.formatter = _MarkFormatter()
         results = []
         for hit in hits:
             entry = json.loads(hit["entry"])
-            entry["score"] = round(hit.score or 0.0, 3)
-            entry["snippet"] = snippet(hit, entry["text"]) if text else entry["text"][:300]
+            entry["score"] = round(hit.score or 0.0, 3) if has_text else 0.0
+            entry["snippet"] = (snippet(hit, entry["text"], field_for(entry["lang"])) if has_text
+                                else _shorten(entry["text"]))
             results.append(entry)
     return results
 
 
 class _MarkFormatter(highlight.Formatter):
+    """Marks matched words as ``**word**`` and joins fragments with `` … ``."""
+
+    between = " … "
+
     def format_token(self, text, token, replace=False):
         return "**" + highlight.get_text(text, token, replace) + "**"
 
 
-def snippet(hit, text: str) -> str:
-    """The canonical text's best fragment with matched words as ``**word**`` (original spelling)."""
-    try:
-        hit.results.formatter = _MarkFormatter()
-        fragment = hit.highlights("text", text=text, top=2)
-    except Exception:  # highlighting is cosmetic; never fail a search over it
-        fragment = ""
-    return fragment or text[:300]
+def _shorten(text: str) -> str:
+    return text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def snippet(hit, text: str, field: str = "text") -> str:
+    """The canonical text's best fragments with matched words as ``**word**`` (as written).
+
+    A text of at most SNIPPET_CHARS characters is shown whole; a longer one as its
+    best two sentences. Falls back to the start of the text when the match was in
+    another field.
+    """
+    short = len(text) <= SNIPPET_CHARS
+    hit.results.fragmenter = _WHOLE if short else _SENTENCES
+    fragment = hit.highlights(field, text=text, top=2)
+    return fragment or _shorten(text)
+
+
+_WHOLE = highlight.WholeFragmenter()
+_SENTENCES = highlight.SentenceFragmenter(maxchars=SNIPPET_CHARS)
+
+
+def suggestions(index_dir: Path, text: str, limit: int = 3) -> list[str]:
+    """Closest indexed words (folded, as written) for the query words that match nothing.
+
+    For "did you mean": ``prolifirate`` -> ``["proliferate", ...]``. Words in
+    quotes count too; filter values and operators do not.
+    """
+    ix = index.open_index(index_dir)
+    wanted = []
+    plain = re.sub(r"(?i)(?<![\w\-])(?:" + "|".join(FILTER_FIELDS) + r"):(\"[^\"]*\"?|\S+)?", " ", text)
+    for word, *_ in terms(plain, stemming=False, joined=False):
+        if word[:1].isalpha() and word not in ("and", "or", "not") and word not in wanted:
+            wanted.append(word)
+    with ix.searcher() as searcher:
+        reader = searcher.reader()
+        missing = [w for w in wanted if not _known(reader, w)]
+        if not missing:
+            return []
+        vocabulary_words = [w.decode("utf-8") if isinstance(w, bytes) else w
+                            for w in reader.lexicon("spelling")]
+    found: list[str] = []
+    for word in missing:
+        for match, _, _ in process.extract(word, vocabulary_words, scorer=fuzz.ratio, limit=limit,
+                                           score_cutoff=70):
+            if match not in found:
+                found.append(match)
+    return found[:limit * max(1, len(missing))]
+
+
+def _known(reader, word: str) -> bool:
+    """True when the word (folded) occurs in any searched field."""
+    for name in index.searched_fields():
+        field_type = reader.schema[name]
+        for term in field_type.process_text(word, mode="query"):
+            if reader.doc_frequency(name, term):
+                return True
+    return False
+
+
+# ---------------------------------------------------------------- cards
+
+
+@dataclass
+class CardMatch:
+    """One card a lookup name resolved to: its full name, whether the name was the full
+    name (``exact``) or one face, and its entries oldest first (stable within a date)."""
+
+    card: str
+    exact: bool
+    entries: list[dict]
+
+
+def card_matches(index_dir: Path, name: str) -> list[CardMatch]:
+    """The cards whose full name or face name is ``name``; the exact full-name match first.
+
+    Matching uses card_key(): any case, with or without accents and ``Æ``,
+    ``Fire // Ice`` written ``Fire/Ice`` or ``Fire / Ice``. Empty when no card matches.
+    """
+    key = card_key(name)
+    if not key:
+        return []
+    ix = index.open_index(index_dir)
+    with ix.searcher() as searcher:
+        entries = [json.loads(fields["entry"]) for fields in searcher.documents(card_keys=key)]
+    groups: dict[str, list[dict]] = {}
+    spellings: dict[str, dict[str, int]] = {}
+    exact: dict[str, bool] = {}
+    for entry in entries:
+        for card in entry["cards"]:
+            full = card_key(card)
+            faces = {card_key(face) for face in card.split("//")}
+            if key != full and key not in faces:
+                continue
+            groups.setdefault(full, []).append(entry)
+            counts = spellings.setdefault(full, {})
+            counts[card] = counts.get(card, 0) + 1
+            exact[full] = key == full
+    matches = []
+    for full, group in groups.items():
+        written = max(spellings[full], key=lambda s: (spellings[full][s], s))
+        unique = list({e["id"]: e for e in group}.values())
+        unique.sort(key=lambda e: _card_order(e, full))
+        matches.append(CardMatch(written, exact[full], unique))
+    matches.sort(key=lambda m: (not m.exact, m.card))
+    return matches
+
+
+def _card_order(entry: dict, full_key: str) -> tuple:
+    """Oldest date of the card's variants (undated last), then source path and position, then id."""
+    own = [v for v in entry["variants"] if v.get("card") and card_key(v["card"]) == full_key] or entry["variants"]
+    dates = [v["date"] for v in own if v.get("date")]
+    first = min(own, key=lambda v: (v.get("date") or "9999", v["source"]["path"], v.get("position", 0)))
+    return (min(dates) if dates else "9999", first["source"]["path"], first.get("position", 0), entry["id"])
 
 
 def entries_for_card(index_dir: Path, name: str) -> list[dict]:
-    """Every entry that applies to the card (full name or either face), oldest first, stable by id."""
+    """Every entry that applies to the card: the exact card's entries first (oldest first,
+    stable within a date), then those of other cards that have a face of that name."""
+    seen: dict[str, dict] = {}
+    for match in card_matches(index_dir, name):
+        for entry in match.entries:
+            seen.setdefault(entry["id"], entry)
+    return list(seen.values())
+
+
+def card_suggestions(index_dir: Path, name: str, limit: int = 3) -> list[str]:
+    """Closest card names in the index for a name that matched none."""
+    key = card_key(name)
     ix = index.open_index(index_dir)
+    names: dict[str, str] = {}
     with ix.searcher() as searcher:
-        docs = searcher.search(Term("card_keys", card_key(name)), limit=None)
-        entries = [json.loads(hit["entry"]) for hit in docs]
-    return sorted(entries, key=lambda e: (min(e["dates"]) if e["dates"] else "9999", e["id"]))
+        for fields in searcher.all_stored_fields():
+            for card in json.loads(fields["entry"])["cards"]:
+                names.setdefault(card_key(card), card)
+    found = process.extract(key, list(names), scorer=fuzz.ratio, limit=limit, score_cutoff=60)
+    return [names[k] for k, _, _ in found]
+
+
+# ---------------------------------------------------------------- ids and mechanics
 
 
 def entry_by_id(index_dir: Path, entry_id: str) -> dict | None:

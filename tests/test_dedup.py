@@ -40,3 +40,133 @@ def test_ids_do_not_depend_on_input_order():
     again = sorted(e.id for e in build_entries(list(reversed(seed_rulings()))).entries)
     assert first == again
     assert len(set(first)) == 43
+
+
+# --- the verifier: pairs that must stay apart, and what may differ ---------------------------
+
+from ingest.dedup import same_ruling  # noqa: E402
+from ingest.model import Ruling, Source  # noqa: E402
+from ingest.normalise import fold, mask_card  # noqa: E402
+
+
+def verdict(a, b, card_a=None, card_b=None):
+    return same_ruling(mask_card(fold(a), card_a, a), mask_card(fold(b), card_b, b))
+
+
+def test_counter_numbers_stay_apart():
+    v = verdict("Put two +1/+1 counters on target creature you control.",
+                "Put three +1/+1 counters on target creature you control.")
+    assert not v.same and "two" in v.reason and "three" in v.reason
+
+
+def test_can_and_cant_be_blocked_stay_apart():
+    v = verdict("Goblin Heelcutter can't be blocked by more than one creature.",
+                "Goblin Heelcutter can be blocked by more than one creature.")
+    assert not v.same and v.reason.startswith("guard token differs")
+
+
+def test_named_effects_stay_apart():
+    template = ("If the target creature is an illegal target by the time {} tries to resolve, "
+                "the spell doesn't resolve. You won't {}.")
+    v = verdict(template.format("Moment of Triumph", "gain life"), template.format("Cruel Finality", "scry 1"),
+                "Moment of Triumph", "Cruel Finality")
+    assert not v.same
+    assert verdict(template.format("Lich's Caress", "gain life"), template.format("Rile", "draw a card"),
+                   "Lich's Caress", "Rile").same is False
+
+
+def test_phyrexian_mana_colours_stay_apart():
+    v = verdict("{W/P} can be paid with either {W} or 2 life.", "{B/P} can be paid with either {B} or 2 life.")
+    assert not v.same and "{w/p}" in v.reason and "{b/p}" in v.reason
+
+
+def test_short_rulings_with_negation_stay_apart():
+    assert not verdict("It can attack.", "It can't attack.").same
+    assert verdict("It can't attack.", "It can’t attack.").same
+
+
+def test_own_card_name_and_templates_may_differ():
+    assert verdict("Charge affects only creatures you control at the time it resolves.",
+                   "Rallying Roar affects only creatures you control at the time it resolves.",
+                   "Charge", "Rallying Roar").same
+    assert verdict("If Mirror Image enters the battlefield at the same time as another creature, it can't copy it.",
+                   "If Altered Ego enters at the same time as another creature, Altered Ego can't copy it.",
+                   "Mirror Image", "Altered Ego").same
+    assert verdict("The cost reduction can apply to alternative costs (such as dash costs).",
+                   "The cost reduction can apply to alternative costs.").same
+
+
+def test_other_creature_type_stays_apart():
+    text = ("Because damage remains marked on a creature until it's removed as the turn ends, nonlethal damage "
+            "dealt to a {} you control may become lethal if {} leaves the battlefield during that turn.")
+    assert not verdict(text.format("Knight", "Valiant Knight"), text.format("Goblin", "Goblin Trashmaster"),
+                       "Valiant Knight", "Goblin Trashmaster").same
+
+
+def test_chinese_card_names_are_masked():
+    a = "除非你能同时指定一个由你操控的生物和一个不由你操控的生物为目标，否则你不能施放难遏怒火。"
+    b = "除非你能同时指定一个由你操控的生物和一个不由你操控的生物为目标，否则你不能施放蛮野重跺。"
+    assert verdict(a, b, "难遏怒火", "蛮野重跺").same
+    assert not verdict("在双头巨人游戏中，~的异能会让对手队伍失去2点生命。", "在双头巨人游戏中，~的异能会让对手队伍失去4点生命。").same
+
+
+def _ruling(text, card, position):
+    return Ruling(text=text, source=Source("test.json", "mtgjson"), position=position, card=card,
+                  date="2018-01-01", publisher="wotc")
+
+
+def test_close_pairs_become_related_links_with_their_guard():
+    rulings = [_ruling("Put two +1/+1 counters on each creature you control.", "A", 0),
+               _ruling("Put three +1/+1 counters on each creature you control.", "B", 1)]
+    entries = build_entries(rulings).entries
+    assert len(entries) == 2
+    first, second = entries
+    assert [r.id for r in first.related] == [second.id]
+    assert [r.id for r in second.related] == [first.id]
+    assert "two" in first.related[0].reason and "three" in first.related[0].reason
+
+
+def test_every_member_matches_the_canonical_text():
+    entries = build_entries(seed_rulings()).entries
+    for entry in entries:
+        canonical = next(v.ruling for v in entry.variants if v.ruling.text == entry.text)
+        for v in entry.variants:
+            assert same_ruling(canonical.match, v.ruling.match).same
+
+
+# --- real corpus ---------------------------------------------------------------------------
+
+def test_bbd_partner_ruling_is_one_entry_of_22_cards(shared):
+    rulings = read_file(shared / "realdata/mtgjson3-sets/BBD.json").rulings
+    entries = build_entries(rulings).entries
+    partner = [e for e in entries if e.text.startswith('"Partner with [name]" represents two abilities')]
+    assert len(partner) == 1
+    assert len(partner[0].cards) == 22
+
+
+def test_kaladesh_energy_rulings_are_six_entries_of_70_cards(shared):
+    # Kaladesh block: 47 energy cards in KLD and 23 in Aether Revolt share the same six rulings
+    rulings = [r for code in ("KLD", "AER") for r in read_file(shared / f"realdata/mtgjson3-sets/{code}.json").rulings]
+    entries = build_entries(rulings).entries
+    assert sorted(len(e.cards) for e in entries if len(e.cards) >= 30) == [70] * 6
+    energy = [e for e in entries if len(e.cards) == 70]
+    assert all("energy" in e.text.lower() or "{E}" in e.text for e in energy)
+
+
+def test_show_lists_variants_with_similarity_and_related_with_guard(runner, seed_index):
+    from search.cli import cli
+    entries = build_entries(seed_rulings()).entries
+    tap = next(e for e in entries if e.text.startswith("The tap symbol is"))
+    untap = next(e for e in entries if e.text.startswith("The untap symbol is"))
+    result = runner.invoke(cli, ["show", tap.id, "--index", str(seed_index)])
+    assert result.exit_code == 0, result.output
+    assert f"{untap.id}: guard token differs: {{t}} vs {{q}}" in result.output
+    assert "The untap symbol is {Q}." in result.output
+    choose = next(e for e in entries if e.text.startswith("When you proliferate, you can choose"))
+    result = runner.invoke(cli, ["show", choose.id, "--index", str(seed_index)])
+    assert result.exit_code == 0, result.output
+    assert "variants (4), with similarity to the canonical text:" in result.output
+    shown = sorted(line.split("]")[0].strip(" [") for line in result.output.splitlines()
+                   if line.startswith("  [") and "]" in line)
+    assert shown == sorted(f"{v.similarity:.2f}" for v in choose.variants)
+    assert "0." in shown[0]                       # the "To proliferate" and damaged variants are not identical

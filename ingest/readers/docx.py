@@ -130,16 +130,21 @@ def logical_paragraphs(document) -> Iterator[tuple[str, str, bool]]:
         text = paragraph.text.strip()
         lines = text.split("\n")
         if style == "FAQ Card" or numbered or style == "FAQ Point" \
-                or not any(_STAR.match(line) for line in lines[1:]):
+                or not any(_starred(line) or line.startswith("-----") for line in lines[1:]):
             yield text, style, numbered
             continue
         chunk: list[str] = []
         for line in lines + [""]:
-            if (not line.strip() or _STAR.match(line) or line.startswith("-----")) and chunk:
+            if (not line.strip() or _starred(line) or line.startswith("-----")) and chunk:
                 yield "\n".join(chunk).strip(), style, False
                 chunk = []
             if line.strip():
                 chunk.append(line)
+
+
+def _starred(line: str) -> bool:
+    """True for a line marked with a leading star that is not a P/T like ``*/4``."""
+    return bool(_STAR.match(line)) and not _POWER_TOUGHNESS.match(line.strip())
 
 
 def _numbered(paragraph) -> bool:
@@ -166,6 +171,8 @@ def ruling_text(text: str, style: str, numbered: bool) -> str | None:
     if style == "FAQ Card":
         return None
     star = _STAR.match(text)
+    if star and _POWER_TOUGHNESS.match(text.split("\n")[0].strip()):
+        return None
     if star:
         body = text[star.end():].strip()
     elif numbered or style == "FAQ Point":

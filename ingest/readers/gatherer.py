@@ -3,7 +3,8 @@
 The rulings table holds, per ruling, a date cell (``td`` id ``..._rulingsRepeater_ctlNN_rulingDate``,
 written month/day/year like ``6/1/2011``: Gatherer is a US site) and a text cell
 (``..._rulingText``). In the text, ``<autocard>`` and link tags become their text
-and symbol images (``Image.ashx?name=R&type=symbol``) become their ``{R}`` symbol.
+and symbol images (``Image.ashx?name=R&type=symbol``) become their ``{R}`` symbol;
+a word and a tag's text that touch across the tag boundary are kept apart by a space.
 The card name is every ``Card Name:`` row of the page joined with `` // `` (a
 double-faced card's page shows both faces and carries the rulings of the whole card).
 A page without a rulings table holds no rulings (NoRulings); a page cut short
@@ -27,6 +28,7 @@ FORMAT = "gatherer"
 
 _MARKERS = (b"ClientIDs.", b"gatherer.wizards.com", b"rulingsRepeater", b"Card/Details.aspx")
 _BLOCK_TAGS = {"br", "p", "div", "li", "tr", "td"}
+_TAG_START, _TAG_END = "\x00<", "\x00>"   # markers of inline tag boundaries in cell_text()
 # Gatherer symbol names (Image.ashx?name=...) that are not written as themselves.
 _SYMBOL_NAMES = {"tap": "T", "untap": "Q", "snow": "S", "chaos": "CHAOS", "infinity": "∞",
                  "half": "½", "500": "HALFW"}
@@ -98,7 +100,7 @@ def cell_text(cell: Tag) -> str:
     """The text of a ruling cell: tags become their text, symbol images their ``{…}`` symbol."""
     parts: list[str] = []
     _collect(cell, parts)
-    return " ".join("".join(parts).split())
+    return " ".join(_join(parts).split())
 
 
 def _collect(node: Tag, parts: list[str]) -> None:
@@ -113,7 +115,29 @@ def _collect(node: Tag, parts: list[str]) -> None:
                 _collect(child, parts)
                 parts.append(" ")
             else:
+                _apart(parts)
                 _collect(child, parts)
+                parts.append(_TAG_END)
+
+
+def _apart(parts: list[str]) -> None:
+    """Mark a tag start so that a word before it and the tag's first word stay apart."""
+    parts.append(_TAG_START)
+
+
+def _join(parts: list[str]) -> str:
+    """Join text pieces; at a tag boundary put a space between two letters or digits."""
+    text = ""
+    boundary = False
+    for part in parts:
+        if part in (_TAG_START, _TAG_END):
+            boundary = True
+            continue
+        if boundary and text and part and text[-1].isalnum() and part[0].isalnum():
+            text += " "
+        boundary = False
+        text += part
+    return text
 
 
 def symbol(img: Tag) -> str:

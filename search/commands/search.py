@@ -9,21 +9,40 @@ import click
 from search import query
 from search.commands.options import entry_block, filter_options, filters_from, index_option, ready_index
 
+
 @click.command(context_settings={"ignore_unknown_options": True})
-@click.argument("words", nargs=-1, type=click.UNPROCESSED)
+@click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="[QUERY]...")
 @filter_options
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "jsonl"]), default="text")
 @index_option
 def search(words, mechanic, card, set_code, lang, since, until, limit, fmt, index_dir):
-    """Search rulings text. QUERY is optional when a filter is given.
+    """Search rulings text, best matches first. QUERY is optional when a filter is given.
 
-    Words that start with '-' are part of the query (rulings search -1/-1);
-    put '--' before the query if it would clash with an option name.
+    \b
+    QUERY language:
+      counter +1/+1        every word must match (any order, any form:
+                           sacrifice = sacrificed = sacrificing)
+      "can't be blocked"   a phrase
+      flying OR reach      either word;  NOT word  or  -word  excludes it
+      card:"Fire // Ice"   set:ONE  mechanic:proliferate  lang:en
+      date:>=2019-01-01    filters (date also takes > < <= and 2019 or 2019-06)
+
+    \b
+    Words that start with '-' are part of the query, so these work:
+      rulings search -1/-1
+      rulings search "-1/-1 counters"
+    If a query word is also an option name (say --limit), put '--' before
+    the query: rulings search --format json -- --limit
     """
     text = " ".join(words)
     filters = filters_from(mechanic, card, set_code, lang, since, until)
-    hits = query.search(ready_index(index_dir), text, filters, limit)
+    index_dir = ready_index(index_dir)
+    hits = query.search(index_dir, text, filters, limit)
+    hint = ""
+    if not hits and text.strip():
+        close = query.suggestions(index_dir, text)
+        hint = f"Did you mean: {', '.join(close)}?" if close else ""
     if fmt == "json":
         click.echo(json.dumps(hits, ensure_ascii=False, indent=1))
     elif fmt == "jsonl":
@@ -34,3 +53,5 @@ def search(words, mechanic, card, set_code, lang, since, until, limit, fmt, inde
             click.echo("No rulings found.")
         for hit in hits:
             click.echo(entry_block(hit, hit["snippet"]) + "\n")
+    if hint:
+        click.echo(hint, err=fmt != "text")

@@ -10,13 +10,18 @@ from ingest.errors import UnknownEntry
 from search import query
 from search.commands.options import entry_block, index_option, ready_index
 
+def _short(text: str, width: int = 100) -> str:
+    return text if len(text) <= width else text[:width - 1] + "\u2026"
+
+
 @click.command()
 @click.argument("entry_id")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @index_option
 def show(entry_id, fmt, index_dir):
     """One entry: its variants with sources and similarity, related entries, translations."""
-    entry = query.entry_by_id(ready_index(index_dir), entry_id)
+    index_dir = ready_index(index_dir)
+    entry = query.entry_by_id(index_dir, entry_id)
     if entry is None:
         raise UnknownEntry(f"no entry has the id {entry_id!r}")
     if fmt == "json":
@@ -25,16 +30,19 @@ def show(entry_id, fmt, index_dir):
     click.echo(entry_block(entry))
     if entry.get("repairs"):
         click.echo("  repaired for matching: " + "; ".join(entry["repairs"]))
-    click.echo(f"\nvariants ({len(entry['variants'])}):")
+    click.echo(f"\nvariants ({len(entry['variants'])}), with similarity to the canonical text:")
     for v in entry["variants"]:
         click.echo(f"  [{v['similarity']:.2f}] {v['date'] or 'undated'} {v['card'] or v['oracle_id'] or '-'}"
                    f" ({v['set'] or '-'}) {v['source']['path']} [{v['source']['format']}]")
         if v["text"] != entry["text"]:
             click.echo(f"         {v['text']}")
     if entry["related"]:
-        click.echo("\nrelated:")
+        click.echo("\nrelated (close but different; the guard that kept them apart):")
         for r in entry["related"]:
+            other = query.entry_by_id(index_dir, r["id"])
             click.echo(f"  {r['id']}: {r['reason']}")
+            if other is not None:
+                click.echo(f"         {_short(other['text'])}")
     if entry["translations"]:
         click.echo("\ntranslations:")
         for t in entry["translations"]:

@@ -1,0 +1,234 @@
+"""Per-language analysis: which index field holds an entry's text, and that field's analyzer.
+
+An entry's text goes to the field of its language family (``FIELDS``):
+
+- ``text`` (English): search/analysis.py's rulings analyzer;
+- ``text_de`` ``text_fr`` ``text_it`` ``text_es`` ``text_pt`` ``text_ru``: the
+  same MTG-aware tokens (symbols, ``+1/+1``, words), accents folded
+  (``Flugfähigkeit`` is found by ``Flugfahigkeit``), then the language's Snowball
+  stemmer from whoosh.lang.snowball;
+- ``text_zh`` (zh-Hans, zh-Hant): the Chinese matching form of ingest/language.py
+  (``{横置}`` is ``{T}``, full-width to ASCII, Traditional folded to Simplified),
+  then jieba word segmentation; in the index each long word also yields its
+  dictionary sub-words at the same position, as jieba's "search" mode does. jieba's
+  own Whoosh ChineseAnalyzer is not used: it numbers positions by character
+  offset (no phrase queries) and drops one-letter tokens such as ``{T}``.
+  jieba is imported only when a text or query with Han characters is analysed;
+- ``text_cjk`` (ja, ko): overlapping character bigrams inside each run of
+  kana, hangul or Han characters (a one-character run is one token), so a
+  two-character word is found inside a sentence.
+
+Every tokenizer here leaves a gap of ``SENTENCE_GAP`` positions after a
+sentence end (``.`` ``。`` ``!`` ``?``), so a phrase never matches across two sentences.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from functools import lru_cache
+
+from whoosh.analysis import Filter, Token, Tokenizer
+from whoosh.lang.snowball import classes as snowball
+
+from ingest.language import canonical_symbols, to_simplified
+from search.analysis import fold as fold_token
+
+# Words, symbols in braces, signed P/T modifiers and (rule) numbers of European text.
+TOKEN_PATTERN = re.compile(
+    r"\{[^{}\s]{1,8}\}"
+    r"|[+\-\u2212][\dxX*]+/[+\-\u2212][\dxX*]+"
+    r"|\d+(?:\.\d+[a-z]?)?"
+    r"|\w+(?:['\u2019\u2018\u02bc]\w+)*")
+
+
+class FoldFilter(Filter):
+    """Fold each token with search.analysis.fold (case, apostrophes, Æ, accents)."""
+
+    def __call__(self, tokens):
+        for token in tokens:
+            token.text = fold_token(token.text)
+            yield token
+
+FIELDS = {
+    "en": "text", "de": "text_de", "fr": "text_fr", "it": "text_it", "es": "text_es",
+    "pt": "text_pt", "ru": "text_ru", "ja": "text_cjk", "ko": "text_cjk",
+    "zh-hans": "text_zh", "zh-hant": "text_zh",
+}
+EUROPEAN = ("de", "fr", "it", "es", "pt", "ru")
+SENTENCE_GAP = 10
+
+_SENTENCE_END = re.compile(r"[。！？．]|[.!?](?=\s|$)")
+_CJK = r"\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_ZH_TOKEN = re.compile(
+    r"\{[^{}\n]{1,16}\}"                                  # {T} {横置} {白/黑}
+    r"|[+\-\u2212＋－][\dxX*０-９ｘＸ]+[/／][+\-\u2212＋－][\dxX*０-９ｘＸ]+"   # +1/+1, ＋１/＋１
+    rf"|[{_HAN}]+"                                       # a run of Han characters
+    r"|[0-9０-９]+(?:\.[0-9]+[a-z]?)?"                      # numbers, rule numbers
+    r"|[A-Za-zＡ-Ｚａ-ｚ\u00c0-\u024f]+(?:['’][A-Za-z]+)*")      # Latin words (card names)
+_CJK_TOKEN = re.compile(
+    r"\{[^{}\s]{1,8}\}"
+    r"|[+\-\u2212][\dxX*]+/[+\-\u2212][\dxX*]+"
+    rf"|[{_CJK}]+"
+    r"|\d+(?:\.\d+[a-z]?)?"
+    r"|[^\W\d_]+")
+
+
+def field_for(lang: str | None) -> str:
+    """The index text field of a language code (``zh-Hans`` -> ``text_zh``); English for unknown codes."""
+    return FIELDS.get((lang or "en").lower(), "text")
+
+
+def text_fields() -> tuple[str, ...]:
+    """Every text field, English first, in a stable order."""
+    return tuple(dict.fromkeys(FIELDS.values()))
+
+
+def _sentence_breaks(value: str) -> list[int]:
+    return [m.start() for m in _SENTENCE_END.finditer(value)]
+
+
+class GapTokenizer(Tokenizer):
+    """Regex tokens with positions that jump by SENTENCE_GAP after each sentence end.
+
+    pattern: the token regex; split: optional function token text -> list of
+    (text, start offset, end offset, position step) pieces, for segmenting runs
+    of CJK characters (bigrams, jieba words).
+    """
+
+    def __init__(self, pattern: re.Pattern, split=None):
+        self.pattern = pattern
+        self.split = split
+
+    def __eq__(self, other):
+        return (type(other) is type(self) and other.pattern == self.pattern
+                and other.split == self.split)
+
+    def __call__(self, value, positions=False, chars=False, keeporiginal=False, removestops=True,
+                 start_pos=0, start_char=0, tokenize=True, mode="", **kwargs):
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        if not tokenize:
+            token.original = token.text = value
+            token.boost, token.pos = 1.0, start_pos
+            token.startchar, token.endchar = start_char, start_char + len(value)
+            yield token
+            return
+        breaks = _sentence_breaks(value)
+        pos, b = start_pos - 1, 0
+        for match in self.pattern.finditer(value):
+            gap = 0
+            while b < len(breaks) and breaks[b] < match.start():
+                gap, b = SENTENCE_GAP, b + 1
+            pos += gap
+            pieces = (self.split(match.group(0), mode) if self.split
+                      else [(match.group(0), 0, len(match.group(0)), 1)])
+            for text, start, end, step in pieces:
+                pos += step
+                token.text = text
+                token.boost, token.stopped = 1.0, False
+                if keeporiginal:
+                    token.original = text
+                if positions:
+                    token.pos = pos
+                if chars:
+                    token.startchar = start_char + match.start() + start
+                    token.endchar = start_char + match.start() + end
+                yield token
+
+
+class _Stem(Filter):
+    """Snowball stem of folded words; symbols, P/T modifiers and numbers unchanged."""
+
+    def __init__(self, lang: str):
+        self.lang = lang
+        self.stemmer = snowball[lang]()
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.lang == self.lang
+
+    def __call__(self, tokens):
+        for token in tokens:
+            if token.text[:1].isalpha() and "'" not in token.text:
+                token.text = self.stemmer.stem(token.text)
+            yield token
+
+
+def european_analyzer(lang: str):
+    """Analyzer for de fr it es pt ru: MTG-aware tokens, accent folding, the language's Snowball stemmer."""
+    return GapTokenizer(TOKEN_PATTERN) | FoldFilter() | _Stem(lang)
+
+
+def _bigrams(run: str, mode: str) -> list[tuple[str, int, int, int]]:
+    if not re.match(rf"[{_CJK}]", run):
+        return [(fold_token(run), 0, len(run), 1)]
+    if len(run) == 1:
+        return [(run, 0, 1, 1)]
+    return [(run[i:i + 2], i, i + 2, 1) for i in range(len(run) - 1)]
+
+
+def cjk_analyzer():
+    """Analyzer for ja and ko: character bigrams inside CJK runs, folded words elsewhere."""
+    return GapTokenizer(_CJK_TOKEN, _bigrams)
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
+@lru_cache(maxsize=20000)
+def _segment(run: str) -> tuple[tuple[str, int, int], ...]:
+    return tuple(_jieba().tokenize(run))
+
+
+def _zh_pieces(word: str, mode: str) -> list[tuple[str, int, int, int]]:
+    if word.startswith("{"):
+        symbols = re.findall(r"\{[^{}]*\}", canonical_symbols(word.replace("\n", "")))
+        return [(s.lower(), 0, len(word), 1) for s in symbols]
+    if not re.match(rf"[{_HAN}]", word):
+        return [(fold_token(word), 0, len(word), 1)]
+    simplified = to_simplified(word)
+    if len(simplified) != len(word):
+        simplified = word
+    pieces = []
+    freq = _jieba().dt.FREQ
+    for text, start, end in _segment(simplified):
+        pieces.append((text, start, end, 1))
+        if mode != "query" and end - start > 2:       # sub-words at the same position
+            for n in (2, 3):
+                for i in range(start, end - n + 1):
+                    sub = simplified[i:i + n]
+                    if sub != text and freq.get(sub):
+                        pieces.append((sub, i, i + n, 0))
+    return pieces
+
+
+def chinese_analyzer():
+    """Analyzer for zh-Hans and zh-Hant: canonical symbols, Simplified characters, jieba words."""
+    return GapTokenizer(_ZH_TOKEN, _zh_pieces)
+
+
+def analyzer_for(field: str):
+    """The analyzer of a language text field other than ``text``."""
+    if field == "text_zh":
+        return chinese_analyzer()
+    if field == "text_cjk":
+        return cjk_analyzer()
+    return european_analyzer(field.removeprefix("text_"))
+
+
+def schema_fields(text_field_type) -> dict:
+    """The language text fields for the Whoosh schema (every field in FIELDS but ``text``).
+
+    text_field_type: whoosh.fields.TEXT; CJK fields parse a multi-token word as
+    a phrase (bigrams) or as all words (jieba).
+    """
+    fields = {}
+    for name in text_fields()[1:]:
+        multitoken = {"text_cjk": "phrase", "text_zh": "and"}.get(name, "default")
+        fields[name] = text_field_type(analyzer=analyzer_for(name), phrase=True,
+                                       multitoken_query=multitoken)
+    return fields

@@ -1,0 +1,124 @@
+"""The rulings analyzer: symbols, P/T modifiers, rule numbers, folding, stemming, card keys."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+
+import pytest
+
+from ingest.tag import vocabulary
+from search.analysis import canonical_symbol, card_key, fold, name_analyzer, rulings_analyzer, stem, terms
+
+
+def tokens(text, mode="index"):
+    return [t.text for t in rulings_analyzer()(text, mode=mode)]
+
+
+@pytest.mark.parametrize("symbol,token", [
+    ("{T}", "{t}"), ("{t}", "{t}"), ("{Q}", "{q}"), ("{E}", "{e}"), ("{X}", "x"),
+    ("{W/P}", "{w/p}"), ("{P/W}", "{w/p}"), ("{WP}", "{w/p}"), ("{2/W}", "{2/w}"), ("{W/2}", "{2/w}"),
+    ("{G/U/P}", "{g/u/p}"), ("{U/G/P}", "{g/u/p}"), ("{P/U/G}", "{g/u/p}"), ("{W/U}", "{w/u}"),
+    ("{U/W}", "{w/u}"), ("{10}", "{10}"),
+])
+def test_symbols_are_single_canonical_tokens(symbol, token):
+    assert canonical_symbol(symbol) == token
+    assert tokens(f"Pay {symbol} now") == ["pay", token, "now"]
+
+
+def test_pt_modifiers_numbers_and_one_letter_words():
+    assert tokens("gets +1/+1 and -1/-1, +X/+0 or \u22122/\u22122; a 2/2 I") == \
+        ["get", "+1/+1", "and", "-1/-1", "+x/+0", "or", "-2/-2", "a", "2/2", "i"]
+    assert tokens("See rule 702.19b, not 702.1. It's 3rd.") == \
+        ["see", "rule", "702.19b", "not", "702.1", "it's", "3rd"]
+
+
+def test_no_stop_words_and_apostrophes_folded():
+    assert tokens("The creature can’t be blocked. It can't. Urza's Tower") == \
+        ["the", "creatur", "can't", "be", "block", "it", "can't", "urza", "tower"]
+
+
+def test_folding_keeps_offsets_of_the_original():
+    text = "Æther Vial and Dandân and Lim-Dûl"
+    found = [(t.text, text[t.startchar:t.endchar]) for t in rulings_analyzer()(text, chars=True)]
+    assert found == [("aether", "Æther"), ("vial", "Vial"), ("and", "and"), ("dandan", "Dandân"),
+                     ("and", "and"), ("limdul", "Lim-Dûl"), ("lim", "Lim"), ("dul", "Dûl")]
+    assert tokens("Lim-Dûl", mode="query") == ["lim", "dul"]
+
+
+@pytest.mark.parametrize("text,folded", [("Æther", "aether"), ("AEther", "aether"), ("Dandân", "dandan"),
+                                         ("can’t", "can't"), ("Jötun", "jotun"), ("ＡＢＣ", "abc")])
+def test_fold(text, folded):
+    assert fold(text) == folded
+
+
+@pytest.mark.parametrize("forms", [
+    ("sacrifice", "sacrifices", "sacrificed", "sacrificing"),
+    ("activate", "activates", "activated", "activating"),
+    ("experience", "experienced", "experiences"),
+    ("add", "adds", "added", "adding"),
+    ("scry", "scrys", "scried", "scrying"),
+    ("block", "blocks", "blocked", "blocking"),
+    ("choose", "chooses", "choosing"),
+    ("creature", "creatures", "creature's"),
+])
+def test_stem_conflates_inflected_forms(forms):
+    assert len({stem(form) for form in forms}) == 1, {form: stem(form) for form in forms}
+
+
+def test_stem_keeps_apart_different_words():
+    assert stem("on") != stem("only")
+    assert stem("experience") != stem("experiment")
+    assert stem("can't") != stem("can")
+
+
+def test_mechanic_verb_forms_share_a_stem():
+    """Every keyword action's printed forms from ingest/data/mechanics.json (evolve, evolves, evolved, ...)."""
+    checked = 0
+    for mechanic in vocabulary():
+        words = [f for f in mechanic.forms if re.fullmatch(r"[a-z]+", f)]
+        base = mechanic.id
+        family = [w for w in words if w == base or w in (base + "s", base + "d", base + "ed", base + "ing",
+                                                          base[:-1] + "ing", base[:-1] + "ed", base + "es")]
+        if len(family) > 1:
+            checked += 1
+            assert len({stem(w) for w in family}) == 1, {w: stem(w) for w in family}
+    assert checked >= 2
+
+
+def test_real_rulings_inflections_stem_together(shared):
+    """Every -s/-ed/-ing family of words in the MTGJSON v3 ruling texts stems to one stem."""
+    words = set()
+    for path in sorted((shared / "realdata" / "mtgjson3-sets").glob("*.json")):
+        data = json.loads(path.read_text("utf-8"))
+        for card in data.get("cards", []):
+            for ruling in card.get("rulings") or []:
+                words.update(w.lower() for w in re.findall(r"[A-Za-z]+", ruling["text"]))
+    families = defaultdict(set)
+    for word in words:
+        stems_of = {word}
+        if word.endswith("e") and len(word) > 3:
+            stems_of |= {word + "s", word + "d", word[:-1] + "ing"}
+        else:
+            stems_of |= {word + "s", word + "ed", word + "ing"}
+        family = {w for w in stems_of if w in words}
+        if len(family) > 1 and len(word) > 3:
+            families[word] = family
+    split = {base: fam for base, fam in families.items() if len({stem(w) for w in fam}) > 1}
+    assert len(families) == 459
+    # Left apart on purpose: different words that only look like inflections.
+    assert set(split) == {"them", "cares", "http"}, \
+        {b: {w: stem(w) for w in f} for b, f in split.items()}
+
+
+def test_card_key():
+    assert card_key("Fire // Ice") == card_key("fire/ice") == card_key("Fire / Ice") == "fireice"
+    assert card_key("Æther Vial") == card_key("aether vial") == card_key("AETHER VIAL")
+    assert card_key("Lim-Dûl's Vault") == "limdulsvault"
+    assert card_key(" // ") == ""
+
+
+def test_name_analyzer_does_not_stem():
+    assert [t.text for t in name_analyzer()("Sacrificed Creatures")] == ["sacrificed", "creatures"]
+    assert [t[0] for t in terms("Sacrificed", stemming=False)] == ["sacrificed"]

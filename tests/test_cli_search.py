@@ -1,0 +1,97 @@
+"""``rulings search`` through click's CliRunner on a small index the tests write."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from search.cli import cli
+from rulings_fixture import SHARED, build_index
+
+
+@pytest.fixture(scope="module")
+def mtg_index(tmp_path_factory):
+    return build_index(tmp_path_factory.mktemp("mtg-cli"))
+
+
+def run(runner, index_dir, *args):
+    return runner.invoke(cli, ["search", *args, "--index", str(index_dir)])
+
+
+def test_leading_minus_is_a_query(runner, mtg_index):
+    result = run(runner, mtg_index, "-1/-1", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert {h["text"] for h in json.loads(result.stdout)} == {
+        "Put a -1/-1 counter on each creature your opponents control.",
+        "A creature with -1/-1 counters on it may die to state-based actions."}
+    result = run(runner, mtg_index, "-1/-1 counters", "--format", "json")
+    assert len(json.loads(result.stdout)) == 2
+    result = runner.invoke(cli, ["search", "--index", str(mtg_index), "--format", "json", "--", "-1/-1"])
+    assert len(json.loads(result.stdout)) == 2
+
+
+def test_help_explains_double_dash(runner):
+    result = runner.invoke(cli, ["search", "--help"])
+    assert result.exit_code == 0
+    assert "'--'" in result.stdout
+    assert "rulings search -1/-1" in result.stdout
+
+
+def test_piped_text_marks_words_and_lists_fields(runner, mtg_index):
+    result = run(runner, mtg_index, "sacrificed")
+    assert result.exit_code == 0
+    assert "**Sacrificed** creatures go to their owner's graveyard." in result.stdout
+    assert "**Sacrificing** a permanent" in result.stdout
+    blocks = result.stdout.strip().split("\n\n")
+    assert len(blocks) == 3
+    for block in blocks:
+        assert "  date: 2020-01-01" in block and "  id: r-" in block
+
+
+def test_block_shows_first_cards_then_more(runner, mtg_index):
+    result = run(runner, mtg_index, "evolve", "triggers", "whenever")
+    assert result.stdout.startswith("**Evolve** **triggers** **whenever**")
+    assert "  cards: Cloudfin Raptor, Experiment One, Shambleshark, Gyre Sage, Elusive Krasis +1 more" \
+        in result.stdout
+    assert "  mechanics: evolve" in result.stdout
+    assert "  date: 2019-03-03" in result.stdout
+
+
+def test_json_snippet_marks_words(runner, mtg_index):
+    hits = json.loads(run(runner, mtg_index, "dandan", "--format", "json").stdout)
+    assert hits[0]["snippet"] == "**Dandân** attacks only if defending player controls an Island."
+    assert hits[0]["text"] == "Dandân attacks only if defending player controls an Island."
+    assert hits[0]["score"] > 0
+    lines = run(runner, mtg_index, "dandan", "--format", "jsonl").stdout.splitlines()
+    assert [json.loads(line)["id"] for line in lines] == [hits[0]["id"]]
+
+
+def test_no_hits_suggests_and_exits_0(runner, mtg_index):
+    result = run(runner, mtg_index, "sacrifise")
+    assert result.exit_code == 0
+    assert result.stdout == "No rulings found.\nDid you mean: sacrifice, sacrificed, sacrificing?\n"
+    result = run(runner, mtg_index, "sacrifise", "--format", "json")
+    assert (result.exit_code, result.stdout) == (0, "[]\n")
+    assert result.stderr.startswith("Did you mean: sacrifice")
+
+
+def test_filter_without_query(runner, mtg_index):
+    result = run(runner, mtg_index, "--card", "fire/ice", "--format", "json")
+    assert result.exit_code == 0
+    assert len(json.loads(result.stdout)) == 2
+    result = run(runner, mtg_index, "--card", "Insectile Aberration", "--format", "json")
+    assert [h["cards"] for h in json.loads(result.stdout)] == [["Delver of Secrets // Insectile Aberration"]]
+
+
+def test_query_errors_are_one_line(runner, mtg_index):
+    result = run(runner, mtg_index, "date:soon")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: 'date:soon' is not a date")
+    assert result.stderr.count("\n") == 1
+
+
+def test_shared_ruling_listed_once(runner, mtg_index):
+    hits = json.loads(run(runner, mtg_index, "greater", "toughness", "--format", "json").stdout)
+    assert [h["text"] for h in hits] == [SHARED]
+    assert len(hits[0]["variants"]) == 6

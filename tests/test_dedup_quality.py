@@ -1,0 +1,62 @@
+"""bench/dedup_quality.py: the pairwise scores, and the quality floor on the gold pairs."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+_SPEC = importlib.util.spec_from_file_location(
+    "dedup_quality", Path(__file__).resolve().parents[1] / "bench" / "dedup_quality.py")
+dedup_quality = importlib.util.module_from_spec(_SPEC)
+sys.modules["dedup_quality"] = dedup_quality
+_SPEC.loader.exec_module(dedup_quality)
+
+
+def test_scores_count_pairs_for_same():
+    # gold, predicted: 2 true merges, 1 false merge, 1 missed merge, 1 kept apart correctly
+    s = dedup_quality.scores([(True, True), (True, True), (False, True), (True, False), (False, False)])
+    assert (s.tp, s.fp, s.fn, s.tn) == (2, 1, 1, 1)
+    assert s.precision == pytest.approx(2 / 3)
+    assert s.recall == pytest.approx(2 / 3)
+    assert s.f1 == pytest.approx(2 / 3)
+
+
+def test_scores_without_predictions_or_gold():
+    s = dedup_quality.scores([(False, False)])
+    assert (s.precision, s.recall, s.f1) == (1.0, 1.0, 1.0)
+    assert dedup_quality.scores([(True, False)]).f1 == 0.0
+
+
+def test_a_card_that_is_an_oracle_id_becomes_the_oracle_id():
+    side = {"text": "x", "card": "7dec219b-96d1-4d4c-b3ac-15eda9d2ccc6", "lang": "zh", "source": "a.docx"}
+    ruling = dedup_quality.to_ruling(side, 3)
+    assert (ruling.card, ruling.oracle_id, ruling.lang, ruling.source.format) == (
+        None, "7dec219b-96d1-4d4c-b3ac-15eda9d2ccc6", "zh-Hans", "docx")
+
+
+def test_bad_pairs_file_names_the_line(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text('{"pair": "P1", "a": {"text": "x"}}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="pairs.jsonl:1"):
+        dedup_quality.read_pairs(path)
+
+
+@pytest.fixture(scope="module")
+def gold_decisions(shared):
+    pairs = dedup_quality.read_pairs(shared / "gold" / "dedup-pairs.jsonl")
+    return dedup_quality.decide(pairs)
+
+
+def test_gold_pairs_quality_floor(gold_decisions):
+    assert len(gold_decisions) == 260
+    s = dedup_quality.scores([(p["label"] == "same", pred) for p, pred in gold_decisions])
+    assert s.precision >= 0.98
+    assert s.recall >= 0.90
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_gold_pairs_quality_per_language(gold_decisions, lang):
+    s = dedup_quality.scores([(p["label"] == "same", pred) for p, pred in gold_decisions if p["lang"] == lang])
+    assert s.precision >= 0.98
+    assert s.recall >= 0.80

@@ -1,0 +1,98 @@
+"""Per-language analysis in the index: small rulings of our own, one per language path."""
+
+import pytest
+
+from ingest.model import Ruling, Source
+from ingest.pipeline import build_entries
+from search import index, query
+from search.languages import chinese_analyzer, cjk_analyzer, european_analyzer, field_for
+
+RULINGS = [
+    # ja: 攻撃 is a two-character word inside a sentence; two sentences end to end
+    ("ja", "飛行を持つクリーチャーが攻撃した場合、それはブロックされない。戦場に出たときに誘発する。"),
+    # de: an umlaut, and two sentences
+    ("de", "Wenn eine Kreatur mit Flugfähigkeit angreift, wird die Fähigkeit ausgelöst. Dann endet der Zug."),
+    ("ko", "비행을 가진 생물이 공격하면 능력이 유발된다."),
+    ("zh", "{横置}：加{绿}。如果具有飞行异能的生物进行攻击，则它不能被阻挡。"),
+    ("zh", "＊在你的回合中，你可以横置此生物。它得＋１/＋１直到回合结束。"),
+    ("en", "If a creature with flying attacks, it can't be blocked. Dann nothing happens."),
+]
+
+
+@pytest.fixture(scope="module")
+def small_index(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lang-index")
+    source = Source("langs.txt", "text")
+    rulings = [Ruling(text, source, position=i, card=f"Card {i}") for i, (_, text) in enumerate(RULINGS)]
+    index.write_entries(folder, build_entries(rulings).entries)
+    return folder
+
+
+def found(folder, text, lang=None):
+    return sorted(h["text"][:8] for h in query.search(folder, text, query.Filters(lang=lang)))
+
+
+def test_entries_are_indexed_in_their_language_field(small_index):
+    langs = sorted(e["lang"] for e in index.all_entries(small_index))
+    assert langs == ["de", "en", "ja", "ko", "zh-Hans", "zh-Hans"]
+    assert field_for("zh-Hans") == "text_zh" and field_for("ja") == field_for("ko") == "text_cjk"
+
+
+def test_japanese_two_character_word_inside_a_sentence(small_index):
+    assert found(small_index, "攻撃") == ["飛行を持つクリー"]
+    assert found(small_index, "ブロック") == ["飛行を持つクリー"]
+
+
+def test_japanese_phrase_does_not_cross_sentences(small_index):
+    assert found(small_index, '"ブロックされない"') == ["飛行を持つクリー"]
+    assert found(small_index, '"されない戦場"') == []
+    assert found(small_index, '"ない 戦場"') == []
+
+
+def test_german_found_without_its_umlaut(small_index):
+    assert found(small_index, "Flugfahigkeit") == ["Wenn ein"]
+    assert found(small_index, "Fähigkeiten") == ["Wenn ein"]           # stemmed
+
+
+def test_german_phrase_does_not_cross_sentences(small_index):
+    assert found(small_index, '"ausgelöst dann"') == []
+    assert found(small_index, '"endet der zug"') == ["Wenn ein"]
+
+
+def test_korean_bigram(small_index):
+    assert found(small_index, "공격") == ["비행을 가진 생"]
+
+
+def test_chinese_word_and_traditional_query(small_index):
+    assert found(small_index, "飞行") == ["{横置}：加{绿"]
+    assert found(small_index, "飛行", lang="zh") == ["{横置}：加{绿"]
+    assert found(small_index, "飛行") == ["{横置}：加{绿", "飛行を持つクリー"]     # same kanji in ja
+    assert found(small_index, "阻擋") == ["{横置}：加{绿"]
+
+
+def test_chinese_symbol_query_finds_symbol_words(small_index):
+    assert found(small_index, "{T}", lang="zh") == ["{横置}：加{绿"]
+    assert found(small_index, "{G}") == ["{横置}：加{绿"]
+
+
+def test_chinese_full_width_modifier(small_index):
+    assert found(small_index, "+1/+1", lang="zh") == ["＊在你的回合中，"]
+
+
+def test_lang_filter(small_index):
+    assert found(small_index, "dann", lang="de") == ["Wenn ein"]
+    assert found(small_index, "dann", lang="en") == ["If a cre"]
+    assert found(small_index, "攻撃", lang="zh") == []
+
+
+def test_chinese_tokens_keep_original_offsets():
+    text = "{一}{红}，{横置}：目标生物得＋１/＋１。"
+    tokens = [(t.text, text[t.startchar:t.endchar]) for t in chinese_analyzer()(text, chars=True)]
+    assert tokens[:3] == [("{1}", "{一}"), ("{r}", "{红}"), ("{t}", "{横置}")]
+    assert ("+1/+1", "＋１/＋１") in tokens
+
+
+def test_sentence_gap_in_positions():
+    positions = [t.pos for t in european_analyzer("fr")("Il attaque. Il bloque.", positions=True)]
+    assert positions == [0, 1, 12, 13]
+    assert [t.text for t in cjk_analyzer()("攻撃。", positions=True)] == ["攻撃"]

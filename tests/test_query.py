@@ -1,0 +1,196 @@
+"""The query language, ranking, snippets and card lookup on a small index the tests write (tests/rulings_fixture.py)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ingest.errors import QueryError
+from search import query
+from rulings_fixture import SPECIFIC, build_index
+
+
+@pytest.fixture(scope="module")
+def mtg_index(tmp_path_factory):
+    return build_index(tmp_path_factory.mktemp("mtg"))
+
+
+def texts(index_dir, text, **filters):
+    return [hit["text"] for hit in query.search(index_dir, text, query.Filters(**filters), limit=100)]
+
+
+PLUS = {"Each +1/+1 counter on a creature gives it an extra point of power and toughness.",
+        "The creature enters the battlefield with three +1/+1 counters on it."}
+MINUS = {"Put a -1/-1 counter on each creature your opponents control.",
+         "A creature with -1/-1 counters on it may die to state-based actions."}
+
+
+@pytest.mark.parametrize("text", ["+1/+1", '"+1/+1 counter"', "+1/+1 counter", "+1/+1 counters"])
+def test_plus_counters_never_minus_or_charge(mtg_index, text):
+    assert set(texts(mtg_index, text)) == PLUS
+
+
+@pytest.mark.parametrize("text", ["-1/-1", '"-1/-1 counter"', "-1/-1 counter", "\u22121/\u22121"])
+def test_minus_counters_never_plus(mtg_index, text):
+    assert set(texts(mtg_index, text)) == MINUS
+
+
+def test_tap_add_ranks_tap_symbol_first(mtg_index):
+    found = texts(mtg_index, "{T}: add")
+    assert found[0] == "{T}: Add {G}. This is a mana ability and doesn't use the stack."
+    assert "Add {G} to your mana pool only once each turn." not in found[:1]
+    assert "Add {G} to your mana pool only once each turn." in texts(mtg_index, "add {G}")
+
+
+X_RULINGS = {"If X is 0, the spell still resolves and does nothing.",
+             "You choose the value of {X} as you cast the spell."}
+
+
+def test_x_finds_x_rulings(mtg_index):
+    assert set(texts(mtg_index, "X")) == X_RULINGS
+    assert set(texts(mtg_index, "{X}")) == X_RULINGS
+    assert texts(mtg_index, '"X is 0"') == ["If X is 0, the spell still resolves and does nothing."]
+
+
+def test_field_like_words_are_text(mtg_index):
+    assert texts(mtg_index, "T:") == ["The text T: Add {C} on old printings means the tap symbol."]
+    assert texts(mtg_index, "kicker: cost") == ["Kicker is an optional additional cost."]
+
+
+BLOCKED = {"Creatures with shadow can't be blocked except by creatures with shadow.",
+           "That creature can’t be blocked this turn."}
+
+
+@pytest.mark.parametrize("text", ['"can\'t be blocked"', '"can’t be blocked"', "can't", "can’t"])
+def test_cant_be_blocked_either_apostrophe(mtg_index, text):
+    found = set(texts(mtg_index, text))
+    assert BLOCKED <= found
+    assert "The creature can be blocked as normal by creatures with reach." not in found
+
+
+def test_phrase_can_be_blocked_is_not_cant(mtg_index):
+    assert texts(mtg_index, '"can be blocked"') == ["The creature can be blocked as normal by creatures with reach."]
+
+
+@pytest.mark.parametrize("text", ["aether vial", "æther", "AEther", "Æther Vial"])
+def test_aether_spellings(mtg_index, text):
+    assert set(texts(mtg_index, text)) == {
+        "Æther Vial lets you put creature cards onto the battlefield.",
+        "Æther Vial's counter ability can be activated at instant speed."}
+
+
+@pytest.mark.parametrize("text", ["lim-dul", "limdul", "Lim-Dûl", "LIMDUL"])
+def test_lim_dul(mtg_index, text):
+    assert texts(mtg_index, text) == ["Lim-Dûl the Necromancer returns the creature at the end of the turn."]
+
+
+def test_dandan_keeps_original_characters(mtg_index):
+    hits = query.search(mtg_index, "dandan")
+    assert [h["text"] for h in hits] == ["Dandân attacks only if defending player controls an Island."]
+    assert hits[0]["snippet"].startswith("**Dandân**")
+
+
+SACRIFICE = {"Sacrificed creatures go to their owner's graveyard.",
+             "If you sacrifice a creature this way, you gain 2 life.",
+             "Sacrificing a permanent is never a cost reduction."}
+
+
+@pytest.mark.parametrize("text", ["sacrifice", "sacrificed", "sacrificing", "sacrifices", "SACRIFICE"])
+def test_sacrifice_forms_same_rulings(mtg_index, text):
+    assert set(texts(mtg_index, text)) == SACRIFICE
+
+
+def test_snippet_shows_word_as_written(mtg_index):
+    hits = query.search(mtg_index, "sacrifice")
+    snippets = {h["text"]: h["snippet"] for h in hits}
+    assert snippets["Sacrificed creatures go to their owner's graveyard."].startswith("**Sacrificed**")
+    assert "**Sacrificing**" in snippets["Sacrificing a permanent is never a cost reduction."]
+
+
+def test_no_substring_matches(mtg_index):
+    assert texts(mtg_index, "erase") == []
+    assert texts(mtg_index, "ling") == []
+    # issue 7: "`ling` does not match landcycling; `cycling` does" (landcycling is cycling, CR 702.29)
+    assert sorted(texts(mtg_index, "cycling")) == ["Cycling abilities are activated abilities that work from your hand.",
+                                                   "Landcycling lets you search for a land."]
+    assert texts(mtg_index, "landcycling") == ["Landcycling lets you search for a land."]
+
+
+def test_rule_numbers_are_whole_tokens(mtg_index):
+    assert texts(mtg_index, "702.1") == ["Rule 702.1 describes keyword abilities."]
+    assert texts(mtg_index, "702.19b") == ["See rule 702.19b for trample over planeswalkers."]
+
+
+def test_hybrid_symbol_order(mtg_index):
+    assert texts(mtg_index, "{P/W}") == ["You may pay {W/P} with 2 life instead of white mana."]
+    assert texts(mtg_index, "{w/2}") == ["Hybrid {2/W} can be paid with two generic mana."]
+
+
+def test_or_not_and_minus(mtg_index):
+    assert set(texts(mtg_index, "landcycling OR kicker")) == {
+        "Landcycling lets you search for a land.", "Kicker is an optional additional cost."}
+    with_reach = "The creature can be blocked as normal by creatures with reach."
+    assert with_reach in texts(mtg_index, "blocked")
+    assert with_reach not in texts(mtg_index, "blocked -reach")
+    assert with_reach not in texts(mtg_index, "blocked NOT reach")
+    assert texts(mtg_index, '"landcycling OR kicker"') == []
+
+
+def test_filters_in_query(mtg_index):
+    assert texts(mtg_index, "card:Ice draw") == ["Ice taps the permanent it targets and you draw a card."]
+    assert set(texts(mtg_index, 'card:"fire / ice"')) == {
+        "Fire // Ice is both red and blue while it is in your hand.",
+        "You may cast either half of Fire // Ice but not both."}
+    assert texts(mtg_index, "date:>=2020-03-01 fire") == ["Fire // Ice is both red and blue while it is in your hand."]
+    assert texts(mtg_index, "date:<2019 fire") == ["You may cast either half of Fire // Ice but not both."]
+    assert texts(mtg_index, "evolve lang:en mechanic:evolve set:xyz") == []
+    assert len(texts(mtg_index, "lang:en")) == 34
+
+
+@pytest.mark.parametrize("text,message", [
+    ("card:", "'card:' needs a value"),
+    ("date:yesterday", "'date:yesterday' is not a date"),
+    ("date:2019-13-01", "'date:2019-13-01' is not a date"),
+    ("mechanic:prolifrate", "unknown mechanic 'prolifrate'; closest: proliferate"),
+    ("(", "has no words to search for"),
+    ("!!!", "query '!!!' has no words to search for"),
+])
+def test_clear_query_errors(mtg_index, text, message):
+    with pytest.raises(QueryError, match=message.replace("(", r"\(")):
+        query.search(mtg_index, text)
+
+
+@pytest.mark.parametrize("text", ['"', '"+1/+1', "( counter", "counter )", "NOT", "OR", "-", "AND OR NOT",
+                                  "((((", '"""', "card:\"Fire", "T: {", "{", "}{", "^2", "*", "?"])
+def test_odd_input_searches_or_explains(mtg_index, text):
+    try:
+        query.search(mtg_index, text)
+    except QueryError as err:
+        assert "\n" not in str(err)
+
+
+def test_specific_ruling_not_buried_by_shared_one(mtg_index):
+    hits = query.search(mtg_index, "cloudfin evolve")
+    assert [h["text"] for h in hits][0] == SPECIFIC[1]
+    assert len(hits) == 2
+
+
+def test_did_you_mean(mtg_index):
+    assert query.search(mtg_index, "prolifirate") == []
+    assert query.suggestions(mtg_index, "sacrifise")[0] == "sacrifice"
+    assert query.suggestions(mtg_index, "sacrifice") == []
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=40)
+       | st.text(alphabet='ab -+:"()/{}*?~^NOTRDcard:set:date>=<2019\'’', max_size=30)
+       | st.lists(st.sampled_from(["NOT", "OR", "AND", "ANDNOT", "-", "(", ")", '"', "x", "card:", "date:>2019",
+                                   "T:", "{T}", "-1/-1", "-x", "counter"]), max_size=8).map(" ".join))
+def test_no_input_raises_anything_but_query_error(seed_index, text):
+    try:
+        hits = query.search(seed_index, text)
+    except QueryError as err:
+        assert str(err) and "\n" not in str(err)
+    else:
+        assert isinstance(hits, list)
