@@ -222,7 +222,7 @@ def run_ours(index_dir: Path, queries: list[dict]) -> tuple[list[float], list[in
 
 def build_fts(db: Path, entries: list[dict]) -> float:
     """Load the entries into SQLite FTS5 (unicode61 for words, trigram for Chinese); seconds taken."""
-    from search.index import document
+    from search.index import document, search_texts
 
     started = time.perf_counter()
     con = sqlite3.connect(db)
@@ -236,10 +236,12 @@ def build_fts(db: Path, entries: list[dict]) -> float:
     """)
     for rowid, entry in enumerate(entries, 1):
         d = document(entry)
+        main, others = search_texts(entry)
+        text = "\n".join([main, *others])
         con.execute("INSERT INTO fts(rowid, text, cards, mechanics) VALUES (?,?,?,?)",
-                    (rowid, d["text"], d["cards"], " ".join(entry["mechanics"])))
+                    (rowid, text, d["cards"], " ".join(entry["mechanics"])))
         if entry["lang"].startswith("zh"):
-            con.execute("INSERT INTO tri(rowid, text) VALUES (?,?)", (rowid, d["text"]))
+            con.execute("INSERT INTO tri(rowid, text) VALUES (?,?)", (rowid, text))
         con.execute("INSERT INTO doc VALUES (?,?,?,?,?)", (rowid, entry["id"], entry["lang"].lower(),
                                                           entry["date"] or "", d["entry"]))
         con.executemany("INSERT INTO mech VALUES (?,?)", [(rowid, m) for m in entry["mechanics"]])
