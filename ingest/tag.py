@@ -219,11 +219,15 @@ def mechanics_in(text: str, cards=()) -> tuple[str, ...]:
 
 def tag(entries: list[Entry]) -> None:
     """Set ``mechanics`` on each entry: the union of its variants' tags (in place)."""
+    memo: dict[tuple[str, str | None], tuple[str, ...]] = {}  # a ruling repeated on every printing is tagged once
     for entry in entries:
         found = set()
         for variant in entry.variants:
             r = variant.ruling
-            found.update(mechanics_in(r.repaired_text or r.text, [r.card] if r.card else []))
+            key = (r.repaired_text or r.text, r.card)
+            if key not in memo:
+                memo[key] = mechanics_in(key[0], [r.card] if r.card else [])
+            found.update(memo[key])
         entry.mechanics = sorted(found)
 
 

@@ -12,7 +12,7 @@ import struct
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from whoosh import index as whoosh_index
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
@@ -84,8 +84,8 @@ def search_texts(entry_json: dict) -> tuple[str, list[str]]:
     return main, others
 
 
-def document(entry_json: dict) -> dict:
-    """The Whoosh document of one entry in its JSON shape.
+def document(entry_json: dict, stored: str | None = None) -> dict:
+    """The Whoosh document of one entry in its JSON shape (stored: its JSON text, when already made).
 
     The canonical text goes to the text field of the entry's language
     (search/languages.py field_for); other variant texts go to ``variants`` for
@@ -108,7 +108,7 @@ def document(entry_json: dict) -> dict:
         "lang": entry_json["lang"].lower(),
         "date": entry_json["date"] or "",
         "dates": ",".join(entry_json["dates"]),
-        "entry": json.dumps(entry_json, ensure_ascii=False),
+        "entry": stored if stored is not None else json.dumps(entry_json, ensure_ascii=False),
     }
 
 
@@ -141,6 +141,35 @@ def searcher(index_dir: Path) -> Iterator:
     except DAMAGE as err:
         raise DamagedIndex(f"{index_dir}: the index is damaged ({type(err).__name__}); "
                            "run 'rulings ingest --rebuild' with your sources") from None
+
+
+def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
+                    deleted: Iterable[str] = (), create: bool = False) -> int:
+    """Bring the Whoosh index up to date without rebuilding it; returns the documents added.
+
+    entries: (entry JSON shape, its JSON text, True when a document with that id
+    may already exist and must be replaced). deleted: ids whose documents go.
+    create: start a new, empty index first (a full rebuild). Raises DamagedIndex
+    when an existing index cannot be opened.
+    """
+    folder = index_dir / WHOOSH_DIR
+    if create or not exists(index_dir):
+        folder.mkdir(parents=True, exist_ok=True)
+        ix = whoosh_index.create_in(str(folder), schema())
+        create = True
+    else:
+        ix = open_index(index_dir)
+    added = 0
+    with ix.writer(limitmb=256) as writer:
+        if not create:
+            for entry_id in deleted:
+                writer.delete_by_term("id", entry_id)
+        for entry_json, stored, replace in entries:
+            if replace and not create:
+                writer.delete_by_term("id", entry_json["id"])
+            writer.add_document(**document(entry_json, stored))
+            added += 1
+    return added
 
 
 def open_index(index_dir: Path):

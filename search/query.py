@@ -362,7 +362,7 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
     with index.searcher(index_dir) as searcher:
         if has_text:
             query = parse(searcher.schema, text)
-            hits = searcher.search(query, filter=selection, limit=limit, terms=True)
+            hits = searcher.search(query, filter=selection if filters.any() else None, limit=limit, terms=True)
         else:
             hits = searcher.search(selection, limit=limit, sortedby="date", reverse=True)
         hits.formatter = _MarkFormatter()

@@ -35,7 +35,9 @@ def ready_index(index_dir: Path | None) -> Path:
     if (index_dir / catalog.STATE).exists():
         # the Whoosh files are gone but the remembered sources are not: rewrite the index from them
         click.echo(f"{index_dir}: index files missing; rebuilding them from the remembered sources", err=True)
-        catalog.rebuild_entries(index_dir, catalog.load_state(index_dir))
+        state = catalog.load_state(index_dir)
+        catalog.rebuild_entries(index_dir, state)
+        catalog.save_state(index_dir, state)
     else:
         catalog.ingest(index_dir, corpus_files())
     return index_dir

@@ -1,0 +1,37 @@
+"""The ``rulings sources`` command."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from search import catalog
+from search.commands.options import index_option, ready_index
+
+
+def source_row(record: catalog.SourceRecord) -> dict:
+    """One source in the ``sources --format json`` shape: path, format, rulings, entries, skipped, rejected."""
+    result = record.result
+    return {"path": result.path, "format": result.format, "rulings": len(result.rulings),
+            "entries": record.entries, "skipped": result.skipped, "rejected": result.rejected}
+
+
+@click.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@index_option
+def sources(fmt, index_dir):
+    """The ingested sources with format, rulings read and entries they contribute to."""
+    rows = [source_row(record) for record in catalog.sources(ready_index(index_dir))]
+    if fmt == "json":
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
+        return
+    for row in rows:
+        if row["skipped"] or row["rejected"]:
+            kind = "skipped" if row["skipped"] else "rejected"
+            click.echo(f"{row['path']}\n  {kind}: {row['skipped'] or row['rejected']}")
+        else:
+            click.echo(f"{row['path']}\n  {row['format']}: {row['rulings']} rulings, "
+                       f"{row['entries']} entries")
+    read = sum(1 for row in rows if row["rulings"])
+    click.echo(f"{len(rows)} sources, {read} with rulings, {sum(r['rulings'] for r in rows)} rulings")

@@ -1,0 +1,127 @@
+"""Incremental ingest: unchanged sources are not parsed, the index is updated in place,
+and the entries are those a full rebuild forms."""
+
+import shutil
+
+import pytest
+
+from corpus import corpus_files
+from search import catalog, index
+
+
+@pytest.fixture
+def seeds(tmp_path):
+    """The four bundled seed documents copied into a folder of their own."""
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    for path in corpus_files():
+        shutil.copy(path, folder / path.name)
+    return folder
+
+
+def groupings(index_dir):
+    """What dedup decided, independent of ids: each entry as (text, mechanics, its variants' file and position)."""
+    return sorted((e["text"], tuple(e["mechanics"]),
+                   tuple(sorted((v["source"]["path"].rsplit("/", 1)[-1], v["position"]) for v in e["variants"])))
+                  for e in index.all_entries(index_dir))
+
+
+def written(index_dir):
+    """Modification time of every file in the index folder."""
+    return {p: p.stat().st_mtime_ns for p in index_dir.rglob("*") if p.is_file()}
+
+
+def test_unchanged_reingest_parses_and_writes_nothing(tmp_path, seeds):
+    ix = tmp_path / "ix"
+    first = catalog.ingest(ix, [seeds])
+    assert (first.parsed, first.entries) == (4, 43)
+    before = written(ix)
+    again = catalog.ingest(ix, [seeds])
+    assert (again.changed, again.parsed, again.entries) == (False, 0, 43)
+    assert again.to_json()["rulings"] == 54
+    assert written(ix) == before
+
+
+def test_touched_but_same_content_is_not_parsed(tmp_path, seeds):
+    ix = tmp_path / "ix"
+    catalog.ingest(ix, [seeds])
+    path = seeds / "003_14c4c19089e5e67c.txt"
+    path.write_bytes(path.read_bytes())
+    report = catalog.ingest(ix, [seeds])
+    assert (report.changed, report.parsed) == (False, 0)
+
+
+def test_adding_a_file_matches_a_full_rebuild(tmp_path, seeds):
+    ix = tmp_path / "ix"
+    last = seeds / "004_d033d17d83505c11.txt"
+    held = tmp_path / last.name
+    last.rename(held)
+    catalog.ingest(ix, [seeds])
+    before = {e["id"]: e for e in index.all_entries(ix)}
+    held.rename(last)
+    report = catalog.ingest(ix, [seeds])
+    assert report.parsed == 1
+    full = tmp_path / "full"
+    catalog.ingest(full, [seeds])
+    assert groupings(ix) == groupings(full)
+    after = {e["id"]: e for e in index.all_entries(ix)}
+    assert len(after) == 43
+    # only entries whose JSON changed were rewritten; the others are the same documents
+    unchanged = [i for i in before if after.get(i) == before[i]]
+    assert report.index_changes["kept"] == len(unchanged)
+    assert report.index_changes["added"] == 43 - len(unchanged)
+    assert 0 < report.index_changes["added"] < 43
+
+
+def test_changing_one_ruling_rewrites_only_its_entry(tmp_path, seeds):
+    ix = tmp_path / "ix"
+    catalog.ingest(ix, [seeds])
+    path = seeds / "003_14c4c19089e5e67c.txt"
+    text = path.read_text("utf-8")
+    line = next(line for line in text.splitlines() if len(line) > 60 and "proliferate" not in line)
+    path.write_text(text.replace(line, line + " Zanzibar."), "utf-8")
+    report = catalog.ingest(ix, [seeds])
+    assert report.parsed == 1
+    hits = [e for e in index.all_entries(ix) if "Zanzibar" in e["text"]]
+    assert len(hits) == 1
+    full = tmp_path / "full"
+    catalog.ingest(full, [seeds])
+    assert groupings(ix) == groupings(full)
+    assert report.index_changes["kept"] >= 40
+
+
+def test_remove_drops_only_what_the_source_alone_contributed(tmp_path, seeds):
+    ix = tmp_path / "ix"
+    catalog.ingest(ix, [seeds])
+    before = {e["id"]: e for e in index.all_entries(ix)}
+    gone = seeds / "002_cb6211493364d1de.txt"
+    only_there = {i for i, e in before.items()
+                  if {v["source"]["path"] for v in e["variants"]} == {str(gone)}}
+    dropped, left = catalog.remove(ix, gone)
+    assert [d.path for d in dropped] == [str(gone.resolve())]
+    assert left == 43 - len(only_there)
+    after = {e["id"]: e for e in index.all_entries(ix)}
+    assert set(after) == set(before) - only_there
+    for entry in after.values():
+        assert all(v["source"]["path"] != str(gone) for v in entry["variants"])
+    gone.unlink()
+    fresh = tmp_path / "fresh"
+    catalog.ingest(fresh, [seeds])
+    assert groupings(ix) == groupings(fresh)
+    assert catalog.summary(ix)["rulings"] == 54 - 11
+
+
+def test_remove_unknown_source_is_an_error(tmp_path, seeds):
+    ix = tmp_path / "ix"
+    catalog.ingest(ix, [seeds])
+    with pytest.raises(catalog.RulingsError, match="not an ingested source"):
+        catalog.remove(ix, tmp_path / "elsewhere.txt")
+
+
+def test_missing_whoosh_folder_is_rebuilt_whole(tmp_path, seeds):
+    ix = tmp_path / "ix"
+    catalog.ingest(ix, [seeds])
+    shutil.rmtree(ix / index.WHOOSH_DIR)
+    report = catalog.ingest(ix, [seeds])
+    assert report.changed and report.index_changes["added"] == 43
+    assert len(list(index.all_entries(ix))) == 43
