@@ -146,3 +146,19 @@ def resolve_dates(texts: list[str], order: str | None = None) -> list[ParsedDate
     """Parse all dates of one document, using its convention or inferring it from its other dates."""
     order = order or infer_order(texts)
     return [parse_date(text, order) for text in texts]
+
+
+INVALID_DATE = "invalid date (ruling kept without a date)"
+
+
+def source_date(raw, order: str | None = None) -> tuple[ParsedDate | None, tuple[str, ...]]:
+    """A reader's date field read with parse_date(): (parsed date or None, warnings).
+
+    A missing or empty field (None, ``""``) is no date and no warning; a value that
+    is not a real date (``2019-13-45``, ``soon``, a number) gives None and the
+    warning ``INVALID_DATE``: the ruling is kept, undated, and the warning counted.
+    """
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None, ()
+    parsed = parse_date(raw, order) if isinstance(raw, str) else None
+    return parsed, (() if parsed else (INVALID_DATE,))

@@ -31,6 +31,9 @@ class Ruling:
     None; position: 0-based index of the ruling within its source file.
     ``match`` is filled by normalise(): the folded form used for matching only;
     ``repairs`` notes what normalise() repaired in the matching form.
+    ``warnings`` notes what a reader could not take as given but kept the ruling
+    for, e.g. ``dates.INVALID_DATE`` for a date that is not a real date (date None);
+    ingest counts them by reason (``warnings`` of ``rulings ingest --format json``).
     """
 
     text: str
@@ -48,6 +51,7 @@ class Ruling:
     match: str = ""
     repairs: tuple[str, ...] = ()
     repaired_text: str | None = None    # display text with the repairs applied, for search
+    warnings: tuple[str, ...] = ()      # reader notes, e.g. dates.INVALID_DATE
 
     def key(self) -> tuple:
         """Identity of this variant across re-ingests: (path, position, text)."""

@@ -2,19 +2,23 @@
 
 ``read_sources(paths)`` walks directories recursively and returns a ReadReport:
 the rulings read plus, per file, whether it was read, skipped (holds no rulings)
-or rejected (cannot be read). Nothing is silently dropped.
+or rejected (cannot be read). Nothing is silently dropped. A file that starts like
+JSON but that no reader claims is checked to the end: valid JSON of another kind
+is skipped, damaged or truncated JSON is rejected with the reason.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from xml.etree import ElementTree
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling
-from ingest.readers import docx, gatherer, jsonl, mtgjson, pdf, scryfall, text
+from ingest.readers import docx, gatherer, jsonl, jsontext, mtgjson, pdf, scryfall, text
 
 # Order matters: the first reader whose looks_like() accepts the head wins. jsonl (our own
 # export) goes first: its entries hold card and set keys the JSON readers would claim.
@@ -38,6 +42,8 @@ def sniff(path: Path, head: bytes | None = None):
     """Return the reader module for a file, chosen by content (first 64 KiB).
 
     The suffix is passed to readers as a hint. Returns None when no reader claims it.
+    When no content test passes, a reader may still claim the file by its suffix
+    (``claims_by_suffix``: a ``.jsonl`` file starting with ``{``).
     """
     if head is None:
         with open(path, "rb") as handle:
@@ -45,6 +51,10 @@ def sniff(path: Path, head: bytes | None = None):
     suffix = path.suffix.lower()
     for reader in READERS:
         if reader.looks_like(head, suffix):
+            return reader
+    for reader in READERS:
+        claims = getattr(reader, "claims_by_suffix", None)
+        if claims is not None and claims(head, suffix):
             return reader
     return None
 
@@ -59,6 +69,40 @@ def looks_binary(head: bytes) -> bool:
     return controls > len(head[:4096]) // 10
 
 
+def unclaimed(path: Path, head: bytes) -> tuple[str | None, str | None]:
+    """(skip reason, reject reason) of a file no reader claims; exactly one is set.
+
+    Binary content is rejected. JSON and markup are checked to the end, so that a
+    damaged or truncated file is rejected with the reason rather than skipped: JSON
+    with ijson (jsontext.check), HTML by its closing ``</html>``, XML with the
+    stdlib parser. Whole files of another kind (the CR's JSON, wiki XML) are skipped.
+    """
+    if looks_binary(head):
+        return None, "binary file, not a ruling document"
+    if jsontext.looks_like_json(head):
+        try:
+            jsontext.check(path)
+        except ReadError as err:
+            return None, err.reason
+        return "JSON that is not a ruling document (no Scryfall, MTGJSON or export shape)", None
+    text = jsontext.head_text(head).lstrip().lower()
+    if text.startswith("<"):
+        if "<html" in text[:4096] or "<!doctype html" in text[:4096]:
+            with open(path, "rb") as handle:
+                handle.seek(max(0, path.stat().st_size - 4096))
+                if b"</html>" not in handle.read().lower():
+                    return None, "HTML page cut short (no closing </html>)"
+            return "HTML page that is not a Gatherer card page", None
+        if text.startswith("<?xml") or re.match(r"<[a-z_][\w:.-]*[\s>/]", text):
+            try:
+                for _ in ElementTree.iterparse(path):
+                    pass
+            except ElementTree.ParseError as err:
+                return None, f"damaged or truncated XML ({err})"[:200]
+            return "XML that is not a ruling document", None
+    return "not a ruling document (unknown format)", None
+
+
 def read_file(path: Path) -> FileResult:
     """Read one file into a FileResult; never raises for bad content.
 
@@ -69,10 +113,7 @@ def read_file(path: Path) -> FileResult:
     reader = sniff(path, head)
     result = FileResult(str(path))
     if reader is None:
-        if looks_binary(head):
-            result.rejected = "binary file, not a ruling document"
-        else:
-            result.skipped = "not a ruling document (unknown format)"
+        result.skipped, result.rejected = unclaimed(path, head)
         return result
     result.format = reader.FORMAT
     try:

@@ -116,7 +116,14 @@ class IngestReport:
             "rejected_rulings": self.rejected_rulings,
             "seconds": round(self.seconds, 3),
             "language_mismatches": self.language_mismatches,
+            "warnings": reader_warnings(r for result in self.files for r in result.rulings),
         }
+
+
+def reader_warnings(rulings) -> dict[str, int]:
+    """Rulings kept with a reader warning (``Ruling.warnings``, e.g. an invalid date), per reason."""
+    counts = Counter(reason for ruling in rulings for reason in getattr(ruling, "warnings", ()))
+    return dict(sorted(counts.items()))
 
 
 def load_state(index_dir: Path) -> State:
@@ -385,6 +392,7 @@ def write_summary(index_dir: Path, state: State, entries: list[Entry], rejected:
         "mechanics": len({m for e in entries for m in e.mechanics}),
         "sources": sum(1 for r in results if r.rulings),     # files that yielded rulings
         "language_mismatches": language_mismatches or [],
+        "warnings": reader_warnings(r for result in results for r in result.rulings),
         "ingested": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
     }
     (index_dir / SUMMARY).write_text(json.dumps(summary, ensure_ascii=False, indent=1), "utf-8")

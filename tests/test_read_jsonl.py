@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from ingest.dates import INVALID_DATE
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source, entry_to_dict
 from ingest.pipeline import build_entries
@@ -95,3 +96,33 @@ def test_meta_only_export_holds_no_rulings(tmp_path):
 
 def test_mtgjson5_meta_file_is_not_an_export(shared):
     assert sniff(shared / "realdata" / "mtgjson5-TSP" / "TSP.json").FORMAT == "mtgjson"
+
+
+@pytest.mark.parametrize("name,content,reason", [
+    # The tester's file: a meta line, then a bad record, then a non-JSON line.
+    ("damaged.jsonl", '{"meta": {}}\n{"bad": 1}\nnot json\n', "line 2: not an entry"),
+    ("damaged.txt", '{"meta": {"created": "2026-01-01"}}\n{"bad": 1}\nnot json\n', "line 2: not an entry"),
+    ("damaged2.jsonl", '{"meta": {"selected": {}}}\n{"id": "r-1", "te\n', "line 2: not JSON"),
+    ("meta-cut.jsonl", '{"meta": {"sel\n{"id": "r-1", "text": "x", "variants": []}\n', "line 1: not JSON"),
+])
+def test_damaged_export_is_rejected_with_its_line(tmp_path, name, content, reason):
+    path = tmp_path / name
+    path.write_text(content, "utf-8")
+    result = read_file(path)
+    assert result.format == "jsonl" and result.skipped is None and result.rejected.startswith(reason)
+
+
+def test_json_lines_of_something_else_are_skipped(tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_text('{"event": "a"}\n{"event": "b"}\n', "utf-8")
+    result = read_file(path)
+    assert result.rejected is None and "not a rulings export" in result.skipped
+
+
+def test_invalid_variant_date_is_kept_undated_with_a_warning(export_file):
+    path, _ = export_file
+    text = path.read_text("utf-8").replace('"date": "2016-09-20"', '"date": "2016-13-45"')
+    path.write_text(text, "utf-8")
+    by_card = {r.card: r for r in read_file(path).rulings}
+    assert by_card["Aether Hub"].date is None and by_card["Aether Hub"].warnings == (INVALID_DATE,)
+    assert by_card["Aethertide Whale"].date == "2017-02-09" and by_card["Aethertide Whale"].warnings == ()

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
+from ingest.dates import INVALID_DATE
 from ingest.errors import ReadError
+from ingest.normalise import normalise
 from ingest.read import read_file
 from ingest.readers import mtgjson
 
@@ -90,3 +92,67 @@ def test_truncated_set_file_is_rejected(shared, tmp_path):
     cut.write_bytes(raw[: len(raw) // 2])
     with pytest.raises(ReadError, match="truncated JSON"):
         list(mtgjson.read(cut))
+
+
+def _no_whole_file_load(monkeypatch):
+    def refuse(path):
+        raise AssertionError(f"{path} was loaded whole")
+    monkeypatch.setattr(mtgjson.jsontext, "load", refuse)
+
+
+def test_allprintings_is_streamed_per_set(shared, tmp_path, monkeypatch):
+    bro = json.loads((shared / "realdata/mightstone-samples/mtgjson/set.json").read_text("utf-8"))
+    tsp = json.loads((shared / "realdata/mtgjson5-TSP/TSP.json").read_text("utf-8"))["data"]
+    all_printings = tmp_path / "AllPrintings.json"
+    all_printings.write_text(json.dumps({"meta": {"version": "5"}, "data": {"BRO": bro, "TSP": tsp}}), "utf-8")
+    all_sets = tmp_path / "AllSets.json"              # v3: sets keyed by code at the top
+    all_sets.write_text(json.dumps({"BRO": bro, "TSP": tsp}), "utf-8")
+    _no_whole_file_load(monkeypatch)
+    for path in (all_printings, all_sets):
+        result = read_file(path)
+        assert result.format == "mtgjson" and len(result.rulings) == 874 + 921
+        sets = [r.set_code for r in result.rulings]
+        assert sets.count("BRO") == 874 and sets.count("TSP") == 921
+        assert [r.position for r in result.rulings] == list(range(874 + 921))
+        assert len(result.card_names) >= 286
+
+
+def test_atomic_cards_are_streamed_per_card(shared, tmp_path, monkeypatch):
+    card = json.loads((shared / "realdata/mightstone-samples/mtgjson/cardset.json").read_text("utf-8"))
+    atomic = tmp_path / "AtomicCards.json"
+    other = {"name": "Other", "rulings": [{"date": "2020-01-01", "text": "Another ruling."}]}
+    atomic.write_text(json.dumps({"meta": {}, "data": {card["name"]: [card], "Other": [other]}}), "utf-8")
+    _no_whole_file_load(monkeypatch)
+    rulings = list(mtgjson.read(atomic))
+    assert [r.card for r in rulings] == ["Sphinx of the Final Word", "Other"]
+
+
+def test_set_files_are_still_loaded_whole(shared, monkeypatch):
+    _no_whole_file_load(monkeypatch)
+    with pytest.raises(AssertionError, match="loaded whole"):
+        list(mtgjson.read(shared / "realdata/mtgjson5-TSP/TSP.json"))
+
+
+def test_truncated_allprintings_is_rejected(shared, tmp_path):
+    bro = json.loads((shared / "realdata/mightstone-samples/mtgjson/set.json").read_text("utf-8"))
+    raw = json.dumps({"meta": {"version": "5"}, "data": {"BRO": bro, "BR2": bro}}).encode("utf-8")
+    for cut in (len(raw) // 4, len(raw) * 3 // 4):      # inside the first set, inside the second
+        path = tmp_path / f"AllPrintings-{cut}.json"
+        path.write_bytes(raw[:cut])
+        result = read_file(path)
+        assert result.rulings == [] and result.rejected.startswith("truncated JSON"), result.rejected
+
+
+def test_ruling_without_text_is_kept_for_rejection_and_bad_date_is_a_warning(tmp_path):
+    card = {"name": "Okaun, Eye of Chaos", "setCode": "BBD", "uuid": "u", "rulings": [
+        {"date": "2018-06-08", "text": "A real ruling."}, {"date": "2018-06-08", "text": None},
+        {"date": "2018-06-08"}, {"date": "2018-06-08", "text": ""}, {"date": "2019-13-45", "text": "Undated."},
+        {"date": "", "text": "No date given."}]}
+    path = tmp_path / "card.json"
+    path.write_text(json.dumps(card), "utf-8")
+    rulings = read_file(path).rulings
+    assert [r.text for r in rulings] == ["A real ruling.", "", "", "", "Undated.", "No date given."]
+    assert [r.date for r in rulings] == ["2018-06-08"] * 4 + [None, None]
+    assert [r.warnings for r in rulings] == [()] * 4 + [(INVALID_DATE,), ()]
+    kept, rejections = normalise(rulings)
+    assert len(kept) == 3 and [r.reason for r in rejections] == ["empty text"] * 3

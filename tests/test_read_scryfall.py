@@ -6,9 +6,11 @@ import json
 
 import pytest
 
+from ingest.dates import INVALID_DATE
 from ingest.errors import NoRulings, ReadError
 from ingest.read import read_file
 from ingest.readers import scryfall
+from search.cli import cli
 
 DECODED = "realdata/scryfall-cassette-mtgjson/decoded_bodies"
 # Rulings per decoded /rulings body, from SOURCES.md section 1 (67 in all).
@@ -97,3 +99,39 @@ def test_empty_list_is_no_rulings(tmp_path):
     path.write_text('{"object":"list","has_more":false,"data":[]}', "utf-8")
     with pytest.raises(NoRulings):
         list(scryfall.read(path))
+
+
+def _ruling_object(**fields):
+    ruling = {"object": "ruling", "oracle_id": OKAUN, "source": "wotc", "published_at": "2018-06-08",
+              "comment": "Okaun's ability triggers."}
+    ruling.update(fields)
+    return {k: v for k, v in ruling.items() if v is not ...}
+
+
+def test_ruling_without_text_is_a_rejected_ruling_not_the_text_none(tmp_path, runner):
+    items = [_ruling_object(), _ruling_object(comment=None), _ruling_object(comment=...),
+             _ruling_object(comment=""), _ruling_object(comment="   "), _ruling_object(comment=42),
+             _ruling_object(comment="Zndrsplt's ability triggers too.", published_at="2019-13-45")]
+    path = tmp_path / "rulings.json"
+    path.write_text(json.dumps({"object": "list", "has_more": False, "data": items}), "utf-8")
+    result = read_file(path)
+    assert not result.rejected and len(result.rulings) == 7
+    assert [r.text for r in result.rulings[1:6]] == [""] * 5
+    assert not any(r.text in ("None", "42") for r in result.rulings)
+    undated = result.rulings[6]
+    assert undated.date is None and undated.warnings == (INVALID_DATE,)
+    assert [r.date for r in result.rulings[:6]] == ["2018-06-08"] * 6
+
+    index = tmp_path / "ix"
+    report = json.loads(runner.invoke(cli, ["ingest", str(path), "--index", str(index), "--format", "json"]).stdout)
+    assert report["rulings"] == 7 and report["rejected_rulings"] == {"empty text": 5}
+    assert report["warnings"] == {INVALID_DATE: 1} and report["rejected"] == []
+    stats = json.loads(runner.invoke(cli, ["stats", "--index", str(index), "--format", "json"]).stdout)
+    assert stats["rulings"] == 7 and stats["rejected_rulings"] == 5 and stats["warnings"] == {INVALID_DATE: 1}
+    assert stats["entries"] == 2
+
+
+def test_item_that_is_not_a_ruling_rejects_the_file(tmp_path):
+    path = tmp_path / "rulings.json"
+    path.write_text(json.dumps([_ruling_object(), {"object": "card", "name": "Okaun"}]), "utf-8")
+    assert read_file(path).rejected == "item 1 is not a Scryfall ruling object"

@@ -120,3 +120,36 @@ def test_ingest_prints_a_table_per_format(shared, tmp_path, runner):
     assert lines[3].split() == ["scryfall", "1", "1", "0", "0"]
     assert lines[4].split() == ["(none)", "0", "0", "0", "1"]
     assert "hillgiant.html: Gatherer card page without a rulings table" in result.output
+
+
+CUT = {  # a real file of each kind -> how its truncated copy is rejected
+    **{path: "truncated JSON" for path in (
+        "mtgjson3-sets/BBD.json", "mtgjson3-sets/SOI.jp.json", "mtgjson5-TSP/TSP.json",
+        "mightstone-samples/mtgjson/deck.json", "mightstone-samples/mtgjson/cardset.json",
+        "mightstone-samples/scryfall/ruling.json", "scryfall-aioscryfall/single-card.json",
+        "scryfall-cassette-mtgjson/decoded_bodies/rulings_94eea6e3-20bc-4dab-90ba-3113c120fb90.json",
+        "scryfall-cassette-mtgjson/decoded_bodies/search_langany_7dec219b-96d1-4d4c-b3ac-15eda9d2ccc6.json",
+        "zh-cn-release-notes-athenacykes/scripts/20240607.json")},
+    "gatherer-tutor/recall.html": "HTML page cut short", "gatherer-tutor/hillgiant.html": "HTML page cut short",
+    "mightstone-samples/wiki/crew.xml": "damaged or truncated XML",
+    "zh-cn-release-notes-athenacykes/release_notes/faq_aer.docx": "damaged zip file",
+    "zh-cn-release-notes-athenacykes/release_notes/faq_one.pdf": "damaged or truncated PDF",
+}
+
+
+@pytest.mark.parametrize("fraction", [0.02, 0.5, 0.97])
+@pytest.mark.parametrize("path,reason", sorted(CUT.items()))
+def test_truncated_file_of_each_kind_is_rejected_not_skipped(shared, tmp_path, path, reason, fraction):
+    raw = (shared / "realdata" / path).read_bytes()
+    cut = tmp_path / Path(path).name
+    cut.write_bytes(raw[: int(len(raw) * fraction)])
+    result = read_file(cut)
+    assert result.skipped is None and result.rulings == []
+    assert result.rejected.startswith(reason), result.rejected
+
+
+def test_whole_json_and_xml_of_another_kind_are_skipped_with_their_kind(shared):
+    cr = read_file(shared / "realdata/zh-cn-release-notes-athenacykes/scripts/20240607.json")
+    assert cr.rejected is None and cr.skipped.startswith("JSON that is not a ruling document")
+    wiki = read_file(shared / "realdata/mightstone-samples/wiki/crew.xml")
+    assert wiki.rejected is None and wiki.skipped == "XML that is not a ruling document"

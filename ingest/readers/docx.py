@@ -7,14 +7,21 @@ A ruling paragraph (PRODUCT.md "Inputs") is one marked in any of three ways:
    bullet not being part of the text (2018-2020 files), ``numId 0`` meaning "no list";
 3. the paragraph style ``FAQ Point``.
 
-Not rulings although marked: a card's power/toughness line like ``*/4`` and the
+Not rulings although marked: a card's power/toughness line like ``*/4``, a
+double-faced card's colour indicator ``*蓝*`` (or ``*红*，*绿*``) and other lines
+that are only a word between emphasis stars (``***中文版勘误***``), and the
 paragraphs of a ``FAQ Card`` (card text) block.
+
+A star inside a ruling paragraph, after a sentence end (``。＊当该牌…``) or a line
+break, starts a new ruling: a paragraph may hold several rulings run together.
 
 Card of a ruling: in the card-specific section (``单卡解惑`` / ``CARD-SPECIFIC NOTES``)
 each run of rulings follows a header run of other paragraphs (card name, mana cost,
 type line, rules text; one ``FAQ Card`` paragraph holds them as lines). The card name
 is the header line just before the first mana-cost line (``{三}{白}``), else the line
-before a type line (lands have no cost), or the X of ``与X有关的说明``. Rulings of the
+before a type line (lands have no cost), or the X of ``与X有关的说明``. Separator
+lines (``-----`` between blocks, ``/////`` between the faces of a double-faced card)
+and section headings that are a type word (``地``) are never a card name. Rulings of the
 general notes have no card. Set code: the file name ``faq_<set>``; date: the
 ``此文件最近更新日期：2016年10月26日`` (``Document last modified June 14, 2018``) line.
 """
@@ -36,6 +43,14 @@ from ingest.model import Ruling, Source
 FORMAT = "docx"
 
 _STAR = re.compile(r"^\s*[＊*]\s*")
+# A star that opens a further ruling inside a paragraph: after a sentence end or a line break,
+# not the start of a P/T (``*/*``) or a number; the first group ends the previous ruling.
+_INNER_STAR = re.compile(r"(?:(?<=[。！？.!?」）])[ \t\u3000]*|[ \t\u3000]*\n\s*)[＊*][ \t\u3000]*(?=[^\s/*＊\d])")
+# Only words between emphasis stars: a colour indicator ``*蓝*``, ``*红*，*绿*``, a heading ``***中文版勘误***``.
+_EMPHASIS_ONLY = re.compile(r"^[＊*]+[^＊*，,]{1,12}[＊*]+(\s*[，,]\s*[＊*]+[^＊*，,]{1,12}[＊*]+)*$")
+# A line of dashes/slashes/underscores: ``-----`` between card blocks, ``/////`` between faces.
+_SEPARATOR = re.compile(r"^\s*[-－—_=~/／]{3,}\s*$")
+_BLOCK_SEPARATOR = re.compile(r"^\s*[-－—_=]{3,}\s*$")
 _POWER_TOUGHNESS = re.compile(r"^[\d*＊+X]+\s*/\s*[\d*＊+X]+$")
 _COST_LINE = re.compile(r"^(\{[^{}]+\}\s*)+$")
 _TYPE_LINE = re.compile(r"^(传奇|基本|雪境|部族|\s)*(地|神器|结界|生物|鹏洛客|瞬间|法术|战役|时代)|"
@@ -89,14 +104,16 @@ def read(path: Path) -> Iterator[Ruling]:
             continue
         if header:
             named = card_from_header(header) if in_cards else None
-            if named or not in_cards or any(line.startswith("-----") for line in header):
+            if named or not in_cards or any(_BLOCK_SEPARATOR.match(line)
+                                            for text in header for line in text.split("\n")):
                 card = named
             header = []
-        rulings.append(Ruling(
-            text=body, source=source, position=len(rulings),
-            lang="zh-Hans" if _CJK.search(body) else "en", date=date, card=card,
-            set_code=set_code, publisher="wotc", declared_lang=declared,
-        ))
+        for part in split_rulings(body):
+            rulings.append(Ruling(
+                text=part, source=source, position=len(rulings),
+                lang="zh-Hans" if _CJK.search(part) else "en", date=date, card=card,
+                set_code=set_code, publisher="wotc", declared_lang=declared,
+            ))
     if not rulings:
         raise NoRulings(str(path), "Word document without ruling paragraphs")
     return iter(rulings)
@@ -130,12 +147,12 @@ def logical_paragraphs(document) -> Iterator[tuple[str, str, bool]]:
         text = paragraph.text.strip()
         lines = text.split("\n")
         if style == "FAQ Card" or numbered or style == "FAQ Point" \
-                or not any(_starred(line) or line.startswith("-----") for line in lines[1:]):
+                or not any(_starred(line) or _BLOCK_SEPARATOR.match(line) for line in lines[1:]):
             yield text, style, numbered
             continue
         chunk: list[str] = []
         for line in lines + [""]:
-            if (not line.strip() or _starred(line) or line.startswith("-----")) and chunk:
+            if (not line.strip() or _starred(line) or _BLOCK_SEPARATOR.match(line)) and chunk:
                 yield "\n".join(chunk).strip(), style, False
                 chunk = []
             if line.strip():
@@ -143,8 +160,9 @@ def logical_paragraphs(document) -> Iterator[tuple[str, str, bool]]:
 
 
 def _starred(line: str) -> bool:
-    """True for a line marked with a leading star that is not a P/T like ``*/4``."""
-    return bool(_STAR.match(line)) and not _POWER_TOUGHNESS.match(line.strip())
+    """True for a line marked with a leading star that is not a P/T like ``*/4`` nor a colour indicator."""
+    line = line.strip()
+    return bool(_STAR.match(line)) and not _POWER_TOUGHNESS.match(line) and not _EMPHASIS_ONLY.match(line)
 
 
 def _numbered(paragraph) -> bool:
@@ -171,7 +189,8 @@ def ruling_text(text: str, style: str, numbered: bool) -> str | None:
     if style == "FAQ Card":
         return None
     star = _STAR.match(text)
-    if star and _POWER_TOUGHNESS.match(text.split("\n")[0].strip()):
+    first = text.split("\n")[0].strip()
+    if star and (_POWER_TOUGHNESS.match(first) or _EMPHASIS_ONLY.match(first)):
         return None
     if star:
         body = text[star.end():].strip()
@@ -182,6 +201,12 @@ def ruling_text(text: str, style: str, numbered: bool) -> str | None:
     if not body or _POWER_TOUGHNESS.match(text):
         return None
     return body
+
+
+def split_rulings(body: str) -> list[str]:
+    """The rulings of one ruling paragraph's text: split where a star follows a sentence end or a
+    line break (``…都会消失。＊当该牌移回战场之时…`` is two rulings); pieces are stripped, empty ones dropped."""
+    return [part.strip() for part in _INNER_STAR.split(body) if part.strip()]
 
 
 def card_from_header(header: list[str]) -> str | None:
@@ -204,7 +229,8 @@ def clean_card_name(name: str) -> str:
 
 
 def _card_line(header: list[str]) -> str | None:
-    lines = [line.strip() for text in header for line in text.split("\n") if line.strip()]
+    lines = [line.strip() for text in header for line in text.split("\n")
+             if line.strip() and not _SEPARATOR.match(line)]
     for line in reversed(lines):
         m = _NOTES_ABOUT.match(line)
         if m:

@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlparse
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-from ingest.dates import parse_date
+from ingest.dates import source_date
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
 
@@ -67,11 +67,11 @@ def read(path: Path) -> Iterator[Ruling]:
     card, set_code = card_name(soup), set_code_of(soup)
     lang = (soup.html.get("lang") or soup.html.get("xml:lang") or "") if soup.html else ""
     for position, (date_cell, text_cell) in enumerate(zip(dates, texts)):
-        parsed = parse_date(date_cell.get_text(" ", strip=True), "mdy")
+        parsed, warnings = source_date(date_cell.get_text(" ", strip=True), "mdy")
         yield Ruling(
             text=cell_text(text_cell), source=source, position=position, lang="en",
             date=parsed.iso if parsed else None, card=card, set_code=set_code,
-            publisher="wotc", declared_lang=lang or None,
+            publisher="wotc", declared_lang=lang or None, warnings=warnings,
         )
 
 

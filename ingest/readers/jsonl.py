@@ -1,7 +1,12 @@
 """Our own JSONL export read back (PRODUCT.md, "Inputs": ``jsonl``).
 
 Layout: the first line is a ``{"meta": {...}}`` record (skipped), then one entry
-per line in the PRODUCT.md entry shape. Every variant of every entry becomes a
+per line in the PRODUCT.md entry shape. A file is taken for an export when its
+first line is our meta record (any ``{"meta": …}`` object alone on its line, or the
+start ``{"meta": {"selected":``), or an entry; failing every reader's content test,
+a file named ``.jsonl`` that starts with ``{`` is taken for one too (claims_by_suffix). An export with a line that is not JSON or not an entry is rejected
+naming the line (it is damaged); a ``.jsonl`` file without a meta line whose first
+record is not an entry is JSON Lines of something else, and is skipped. Every variant of every entry becomes a
 Ruling carrying the entry's id (``Ruling.entry_id``, kept by the pipeline for
 the entries that form again) and all the variant's fields, including its
 original ``source`` (path and format) and ``position``, so a re-export of the
@@ -17,6 +22,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Iterator
 
+from ingest.dates import source_date
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
 
@@ -27,27 +33,47 @@ _ENTRY_HEAD = re.compile(rb'^\s*\{\s*"id"\s*:\s*"[^"\n]*"\s*,\s*"text"\s*:')
 
 
 def looks_like(head: bytes, suffix: str) -> bool:
-    """True when the first line opens our ``{"meta": {"selected":`` record (an MTGJSON v5 file's
-    ``{"meta": {"date": …}}`` does not), or an entry object (``{"id": …, "text":``) whose first
-    line holds ``"variants"``; the suffix is not needed."""
+    """True when the first line opens our ``{"meta": {"selected":`` record, or is a whole
+    ``{"meta": …}`` object with no other key followed by more lines (an MTGJSON v5 file's
+    ``{"meta": …, "data": …}`` is not), or is an entry object (``{"id": …, "text":`` holding
+    ``"variants"``)."""
     head = head.removeprefix(b"\xef\xbb\xbf")
     if _META_HEAD.match(head):
         return True
-    first = head.split(b"\n", 1)[0]
-    return bool(_ENTRY_HEAD.match(first)) and b'"variants"' in first
+    first, newline, _ = head.partition(b"\n")
+    if _ENTRY_HEAD.match(first) and b'"variants"' in first:
+        return True
+    return bool(newline) and _meta_record(first)
+
+
+def claims_by_suffix(head: bytes, suffix: str) -> bool:
+    """The fallback when no reader's looks_like() claims a file: ``.jsonl`` starting with ``{``
+    (a damaged export whose first line is no longer a meta record or an entry)."""
+    return suffix == ".jsonl" and head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{")
+
+
+def _meta_record(line: bytes) -> bool:
+    """True for a line that is a JSON object whose only key is ``meta``."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and set(record) == {"meta"}
 
 
 def read(path: Path) -> Iterator[Ruling]:
     """Yield one Ruling per variant of every entry line.
 
     Raises ReadError naming the line for a line that is not JSON or not an entry,
-    NoRulings for an export with no entries.
+    NoRulings for an export with no entries and for JSON Lines that are not an
+    export (no meta line, first record not an entry).
     """
     try:
         raw = path.read_text("utf-8-sig")
     except UnicodeDecodeError as err:
         raise ReadError(str(path), f"not UTF-8 ({err.reason})") from None
     rulings: list[Ruling] = []
+    export = False
     for number, line in enumerate(raw.splitlines(), start=1):
         if not line.strip():
             continue
@@ -55,13 +81,20 @@ def read(path: Path) -> Iterator[Ruling]:
             record = json.loads(line)
         except ValueError as err:
             raise ReadError(str(path), f"line {number}: not JSON ({err.msg})") from None
-        if number == 1 and isinstance(record, dict) and "meta" in record:
+        if not export and isinstance(record, dict) and set(record) == {"meta"}:
+            export = True
             continue
+        if not export and not rulings and not _is_entry(record):
+            raise NoRulings(str(path), "JSON Lines that are not a rulings export (no meta line, no entries)")
         rulings.extend(entry_rulings(record, str(path), number))
     if not rulings:
         raise NoRulings(str(path), "export holds no entries")
     rulings.sort(key=lambda r: (r.source.path, r.position))
     yield from rulings
+
+
+def _is_entry(record) -> bool:
+    return isinstance(record, dict) and isinstance(record.get("id"), str) and "variants" in record
 
 
 def entry_rulings(entry, path: str, number: int) -> list[Ruling]:
@@ -77,7 +110,7 @@ def entry_rulings(entry, path: str, number: int) -> list[Ruling]:
 
 # Ruling fields a variant dict carries under the same name; "set" is set_code. Fields that later
 # stages compute (match, repairs, repaired_text) or that come from elsewhere are not read.
-_COMPUTED = {"text", "source", "position", "entry_id", "match", "repairs", "repaired_text"}
+_COMPUTED = {"text", "source", "position", "entry_id", "match", "repairs", "repaired_text", "warnings"}
 _CARRIED = tuple(f.name for f in fields(Ruling) if f.name not in _COMPUTED)
 
 
@@ -90,7 +123,11 @@ def variant_ruling(variant: dict, entry_id: str, path: str) -> Ruling:
     values = {name: variant[name] for name in _CARRIED if variant.get(name) is not None}
     if variant.get("set") is not None:
         values["set_code"] = variant["set"]
+    values.pop("date", None)
+    parsed, warnings = source_date(variant.get("date"))
+    if parsed:
+        values["date"] = parsed.iso
     values.setdefault("lang", "en")
     values["date_ambiguous"] = bool(values.get("date_ambiguous", False))
     return Ruling(text=text, source=Source(str(source.get("path") or path), str(source.get("format") or FORMAT)),
-                  position=int(variant.get("position") or 0), entry_id=entry_id, **values)
+                  position=int(variant.get("position") or 0), entry_id=entry_id, warnings=warnings, **values)

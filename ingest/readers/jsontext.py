@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import ijson
+
 from ingest.errors import ReadError
 from ingest.readers.text import decode
 
@@ -43,10 +45,51 @@ def is_utf8(raw: bytes) -> bool:
 
 def load(path: Path):
     """Parse a whole JSON file; raises ReadError for undecodable bytes or damaged JSON."""
-    text = decode(path.read_bytes(), str(path))
+    raw = path.read_bytes()
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        if err.reason == "unexpected end of data" and err.start >= len(raw) - 3:
+            raw = raw[:err.start]        # UTF-8 cut inside a character: a truncated file
+    text = decode(raw, str(path))
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
         if err.pos >= len(text.rstrip()) or not text.rstrip().endswith(("}", "]")):
             raise ReadError(str(path), f"truncated JSON (ends at line {err.lineno})") from None
         raise ReadError(str(path), f"damaged JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+
+
+def stream_error(path: Path, err: Exception) -> ReadError:
+    """The ReadError for an ijson error while streaming path: ``truncated JSON`` when the
+    parser met the end too early or the file does not end with ``}`` or ``]`` (cut short),
+    else ``damaged JSON``; both with ijson's reason."""
+    detail = (str(err).splitlines() or [type(err).__name__])[0][:80]
+    with open(path, "rb") as handle:
+        handle.seek(max(0, path.stat().st_size - 64))
+        tail = handle.read().rstrip()
+    cut = "premature eof" in detail.lower() or "incomplete" in detail.lower()
+    if cut or not tail.endswith((b"}", b"]")):
+        return ReadError(str(path), f"truncated JSON ({detail})")
+    return ReadError(str(path), f"damaged JSON ({detail})")
+
+
+def check(path: Path) -> None:
+    """Parse the whole file as JSON without keeping it (ijson events for UTF-8, else json);
+    raises ReadError (truncated, damaged, undecodable) when it is not valid JSON."""
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    raw = head[3:] if head.startswith(UTF8_BOM) else head
+    if head.startswith(UTF16_BOMS) or not is_utf8(raw):
+        load(path)
+        return
+    with open(path, "rb") as handle:
+        if handle.read(3) != UTF8_BOM:
+            handle.seek(0)
+        try:
+            for _ in ijson.parse(handle):
+                pass
+        except ijson.JSONError as err:
+            raise stream_error(path, err) from None
+        except UnicodeDecodeError:
+            raise ReadError(str(path), "JSON is not valid UTF-8") from None

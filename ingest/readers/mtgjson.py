@@ -12,8 +12,18 @@ Shapes read (PRODUCT.md "Inputs"):
 
 Each ruling keeps the card name (the full ``Face A // Face B`` name), the set code
 (the set's ``code``, else the card's ``setCode``), the card's
-``identifiers.scryfallOracleId`` as oracle_id, and the ruling date. Files are
-loaded whole with json (set files are a few MB).
+``identifiers.scryfallOracleId`` as oracle_id, and the ruling date.
+
+AllPrintings (``data`` keyed by set code) and AtomicCards (``data`` keyed by card
+name) are streamed with ijson one set / one card at a time, so a file of hundreds
+of MB is never one object in memory; so is a v3 AllSets file (sets keyed by code
+at the top). Other shapes (a set file, a deck, a card; a few MB) and files not in
+UTF-8 are loaded whole with json.
+
+A ruling whose ``text`` is null, missing, empty or not a string is read as a Ruling
+with empty text, which normalisation rejects as ``empty text`` (counted); a
+``date`` that is not a real date leaves it undated with the warning
+``dates.INVALID_DATE``.
 """
 
 from __future__ import annotations
@@ -22,7 +32,9 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from ingest.dates import parse_date
+import ijson
+
+from ingest.dates import source_date
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
 from ingest.readers import jsontext
@@ -53,40 +65,140 @@ def read(path: Path) -> Iterator[Ruling]:
 
 
 def read_with_names(path: Path) -> tuple[list[Ruling], dict[str, str]]:
-    """The rulings and the oracle_id -> card name map (from ``identifiers.scryfallOracleId``)."""
-    data = jsontext.load(path)
-    if not isinstance(data, dict):
-        raise ReadError(str(path), "JSON is not an MTGJSON object")
+    """The rulings and the oracle_id -> card name map (from ``identifiers.scryfallOracleId``).
+
+    Raises ReadError for damaged or truncated JSON and for JSON without MTGJSON
+    cards, NoRulings (with the name map) when no card carries a ruling.
+    """
+    streamed = _streamed_cards(path)
+    if streamed is not None:
+        meta: dict = {}
+        card_stream = streamed
+    else:
+        data = jsontext.load(path)
+        if not isinstance(data, dict):
+            raise ReadError(str(path), "JSON is not an MTGJSON object")
+        inner = data.get("data") if isinstance(data.get("data"), dict) else {}
+        meta = {"language": data.get("language") or inner.get("language")}
+        card_stream = cards(data)
     source = Source(str(path), FORMAT)
     rulings: list[Ruling] = []
     names: dict[str, str] = {}
     found_cards = False
-    for card, set_code in cards(data):
+    for card, set_code in card_stream:
         found_cards = True
         name = card_name(card)
         identifiers = card.get("identifiers") or {}
         oracle_id = identifiers.get("scryfallOracleId") or identifiers.get("scryfall_oracle_id")
         if oracle_id and name:
             names.setdefault(oracle_id, name)
-        for item in card.get("rulings") or []:
-            if not isinstance(item, dict) or not item.get("text"):
-                continue
-            parsed = parse_date(str(item.get("date") or ""))
-            rulings.append(Ruling(
-                text=str(item["text"]), source=source, position=len(rulings), lang="en",
-                date=parsed.iso if parsed else None, card=name,
-                set_code=(set_code or card.get("setCode") or card.get("set_code") or "").upper() or None,
-                oracle_id=oracle_id, publisher="wotc",
-            ))
+        items = card.get("rulings") or []
+        for item in items if isinstance(items, list) else []:
+            rulings.append(card_ruling(item, card, name, set_code, oracle_id, source, len(rulings)))
     if not found_cards:
         raise ReadError(str(path), "JSON object holds no MTGJSON cards")
     if not rulings:
-        inner = data.get("data") if isinstance(data.get("data"), dict) else {}
-        language = data.get("language") or inner.get("language")
+        language = meta.get("language")
         reason = f"MTGJSON {language} language file: card text, no rulings" if language \
             else "MTGJSON cards without rulings"
         raise NoRulings(str(path), reason, names)
     return rulings, names
+
+
+def card_ruling(item, card: dict, name: str | None, set_code: str | None, oracle_id: str | None,
+                source: Source, position: int) -> Ruling:
+    """One ``{date, text}`` ruling of a card; text "" when it is not a non-empty string."""
+    item = item if isinstance(item, dict) else {}
+    text = item.get("text")
+    parsed, warnings = source_date(item.get("date"))
+    return Ruling(
+        text=text if isinstance(text, str) and text.strip() else "", source=source, position=position,
+        lang="en", date=parsed.iso if parsed else None, card=name,
+        set_code=(set_code or card.get("setCode") or card.get("set_code") or "").upper() or None,
+        oracle_id=oracle_id, publisher="wotc", warnings=warnings,
+    )
+
+
+def _streamed_cards(path: Path) -> Iterator[tuple[dict, str | None]] | None:
+    """The cards of a keyed file (AllPrintings, AtomicCards, v3 AllSets) streamed with ijson,
+    or None when the file has another shape or is not UTF-8 (then it is loaded whole).
+
+    Raises ReadError when the file is damaged or cut inside its first keyed value; later
+    damage raises ReadError while the returned iterator is consumed."""
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    raw = head[3:] if head.startswith(jsontext.UTF8_BOM) else head
+    if head.startswith(jsontext.UTF16_BOMS) or not jsontext.is_utf8(raw):
+        return None
+    prefix = _keyed_prefix(path)
+    if prefix is None:
+        return None
+    items = _kvitems(path, prefix)
+    first = next(items, None)    # ReadError when the first value is already damaged or cut
+    if first is None or _kind(first[1]) is None:
+        items.close()
+        return None
+    return _keyed_cards(first, items)
+
+
+def _keyed_prefix(path: Path) -> str | None:
+    """``"data"`` when the top-level object's first key is ``meta`` or ``data``; ``""`` when its
+    first value is an object (a set keyed by code, v3 AllSets); None otherwise or on damage."""
+    with open(path, "rb") as handle:
+        if handle.read(3) != jsontext.UTF8_BOM:
+            handle.seek(0)
+        try:
+            events = ijson.parse(handle)
+            for prefix, event, value in events:
+                if prefix == "" and event == "map_key":
+                    if value in ("meta", "data"):
+                        return "data"
+                    _, next_event, _ = next(events)
+                    return "" if next_event == "start_map" else None
+                if prefix == "" and event != "start_map":
+                    return None
+        except (ijson.JSONError, UnicodeDecodeError, StopIteration):
+            return None
+    return None
+
+
+def _kvitems(path: Path, prefix: str) -> Iterator[tuple[str, object]]:
+    """(key, value) pairs of the object at prefix, parsed one value at a time; ReadError on damage."""
+    with open(path, "rb") as handle:
+        if handle.read(3) != jsontext.UTF8_BOM:
+            handle.seek(0)
+        try:
+            yield from ijson.kvitems(handle, prefix, use_float=True)
+        except ijson.JSONError as err:
+            raise jsontext.stream_error(path, err) from None
+        except UnicodeDecodeError:
+            raise ReadError(str(path), "JSON is not valid UTF-8") from None
+
+
+def _kind(value) -> str | None:
+    """``"set"`` for a set object (has a ``cards`` list), ``"atomic"`` for a list of card faces, else None."""
+    if isinstance(value, dict) and isinstance(value.get("cards"), list):
+        return "set"
+    if isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
+        return "atomic"
+    return None
+
+
+def _keyed_cards(first: tuple[str, object], rest: Iterator[tuple[str, object]]
+                 ) -> Iterator[tuple[dict, str | None]]:
+    """Cards of each keyed value in turn: a set (its code, else its key) or an AtomicCards face list."""
+    key, value = first
+    while True:
+        if _kind(value) == "set":
+            yield from cards(value, key if isinstance(key, str) else None)
+        elif isinstance(value, list):
+            for card in value:
+                if isinstance(card, dict):
+                    yield card, None
+        try:
+            key, value = next(rest)
+        except StopIteration:
+            return
 
 
 def cards(data, set_code: str | None = None) -> Iterator[tuple[dict, str | None]]:

@@ -5,6 +5,13 @@
    large file is never loaded as one object);
 3. a single ruling object ``{"object": "ruling", "oracle_id", "source", "published_at", "comment"}``.
 
+A ruling object whose ``comment`` is null, missing, empty or not a string is read
+as a Ruling with empty text, which normalisation rejects as ``empty text`` (counted
+in ``rejected_rulings``), so one such record neither drops nor rejects its file.
+A ``published_at`` that is not a real date (``2019-13-45``) leaves the ruling
+undated with the warning ``dates.INVALID_DATE``. An item that is not a ruling
+object at all (a card, a number) rejects the file.
+
 A Scryfall card list (``{"object": "list", "data": [card, ...]}``) holds no rulings:
 it is skipped (NoRulings), but its oracle_id -> card name map is kept so that the
 pipeline can name the cards of rulings that carry only an oracle_id.
@@ -18,7 +25,7 @@ from typing import Iterator
 
 import ijson
 
-from ingest.dates import parse_date
+from ingest.dates import source_date
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
 from ingest.readers import jsontext
@@ -71,13 +78,9 @@ def _stream_array(path: Path) -> Iterator[Ruling]:
             for position, item in enumerate(ijson.items(handle, "item")):
                 yield _ruling(item, source, position, path)
         except ijson.JSONError as err:
-            raise ReadError(str(path), f"damaged or truncated JSON array ({_first_line(err)})") from None
+            raise jsontext.stream_error(path, err) from None
         except UnicodeDecodeError:
             raise ReadError(str(path), "JSON array is not valid UTF-8") from None
-
-
-def _first_line(err: Exception) -> str:
-    return (str(err).splitlines() or [type(err).__name__])[0][:80]
 
 
 def _from_json(path: Path, data) -> Iterator[Ruling]:
@@ -99,14 +102,22 @@ def _from_json(path: Path, data) -> Iterator[Ruling]:
         yield _ruling(item, source, position, path)
 
 
+_RULING_KEYS = ("comment", "oracle_id", "published_at")
+
+
 def _ruling(item, source: Source, position: int, path: Path) -> Ruling:
-    if not isinstance(item, dict) or item.get("object", "ruling") != "ruling" or "comment" not in item:
+    """One ruling object as a Ruling; its text is "" when ``comment`` is not a non-empty string."""
+    if not isinstance(item, dict) or item.get("object", "ruling") != "ruling" \
+            or not any(key in item for key in _RULING_KEYS):
         raise ReadError(str(path), f"item {position} is not a Scryfall ruling object")
-    parsed = parse_date(str(item.get("published_at") or ""))
+    comment = item.get("comment")
+    parsed, warnings = source_date(item.get("published_at"))
+    oracle_id = item.get("oracle_id")
     return Ruling(
-        text=str(item["comment"]), source=source, position=position, lang="en",
-        date=parsed.iso if parsed else None, oracle_id=item.get("oracle_id"),
-        publisher=_PUBLISHERS.get(str(item.get("source", "")).lower()),
+        text=comment if isinstance(comment, str) and comment.strip() else "", source=source, position=position,
+        lang="en", date=parsed.iso if parsed else None,
+        oracle_id=oracle_id if isinstance(oracle_id, str) and oracle_id else None,
+        publisher=_PUBLISHERS.get(str(item.get("source", "")).lower()), warnings=warnings,
     )
 
 

@@ -62,6 +62,8 @@ def ingest(sources, rebuild, fmt, index_dir):
                     click.echo(f"  {item['path']}: {item['reason']}")
         for reason, count in summary["rejected_rulings"].items():
             click.echo(f"rejected rulings: {count} ({reason})")
+        for reason, count in summary["warnings"].items():
+            click.echo(f"warnings: {count} rulings ({reason})")
         if summary["language_mismatches"]:
             click.echo(f"language mismatches: {len(summary['language_mismatches'])} "
                        "(declared language differs from the text's; detected language used)")

@@ -17,6 +17,7 @@ def stats(fmt, index_dir):
     figures = catalog.summary(ready_index(index_dir))
     shown = {k: figures[k] for k in ("rulings", "entries", "rejected_rulings", "languages",
                                      "formats", "mechanics", "sources")}
+    shown["warnings"] = figures.get("warnings", {})
     if fmt == "json":
         click.echo(json.dumps(shown, ensure_ascii=False, indent=1))
         return
@@ -29,5 +30,7 @@ def stats(fmt, index_dir):
     click.echo("languages:         " + ", ".join(f"{k} {v}" for k, v in figures["languages"].items()))
     click.echo("formats:           " + ", ".join(f"{k} {v['files']} files / {v['rulings']} rulings"
                                                 for k, v in figures["formats"].items()))
+    for reason, n in figures.get("warnings", {}).items():
+        click.echo(f"warnings:          {n} rulings ({reason})")
     click.echo(f"mechanics:         {figures['mechanics']}")
     click.echo(f"sources:           {figures['sources']}")
