@@ -160,30 +160,35 @@ def terms(text: str, stemming: bool = True, joined: bool = True) -> Iterator[tup
     position of its first part, before the parts. Terms are folded and, with
     ``stemming``, stemmed. Offsets index into ``text`` as written.
     """
-    norm = stem if stemming else (lambda w: w)
     pos = 0
     for match in TOKEN_PATTERN.finditer(text):
-        kind = match.lastgroup
-        start, end = match.span()
-        if kind == "symbol":
-            yield canonical_symbol(match.group()), start, end, pos
-            pos += 1
-        elif kind in ("pt", "number"):
-            yield fold(match.group()), start, end, pos
-            pos += 1
-        else:
-            word = match.group()
-            if "-" not in word:
-                yield norm(fold(word)), start, end, pos
-                pos += 1
-                continue
-            if joined:
-                yield norm(fold(word.replace("-", ""))), start, end, pos
-            offset = start
-            for part in word.split("-"):
-                yield norm(fold(part)), offset, offset + len(part), pos
-                offset += len(part) + 1
-                pos += 1
+        start = match.start()
+        for term, offset, length, step in _match_terms(match.group(), match.lastgroup, stemming, joined):
+            yield term, start + offset, start + offset + length, pos
+            pos += step
+
+
+@lru_cache(maxsize=200_000)
+def _match_terms(token: str, kind: str, stemming: bool, joined: bool) -> tuple[tuple[str, int, int, int], ...]:
+    """The terms of one TOKEN_PATTERN match: (term, offset in the match, length, position step).
+
+    Cached per distinct written token: folding and stemming run once per word, not once per occurrence.
+    """
+    if kind == "symbol":
+        return ((canonical_symbol(token), 0, len(token), 1),)
+    if kind in ("pt", "number"):
+        return ((fold(token), 0, len(token), 1),)
+    norm = stem if stemming else (lambda w: w)
+    if "-" not in token:
+        return ((norm(fold(token)), 0, len(token), 1),)
+    found = []
+    if joined:
+        found.append((norm(fold(token.replace("-", ""))), 0, len(token), 0))
+    offset = 0
+    for part in token.split("-"):
+        found.append((norm(fold(part)), offset, len(part), 1))
+        offset += len(part) + 1
+    return tuple(found)
 
 
 class RulingsTokenizer(Tokenizer):

@@ -7,6 +7,7 @@ field holds the entry's PRODUCT.md JSON shape.
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import struct
 import zlib
@@ -117,9 +118,39 @@ def write_entries(index_dir: Path, entries: list[Entry]) -> None:
     folder = index_dir / WHOOSH_DIR
     folder.mkdir(parents=True, exist_ok=True)
     ix = whoosh_index.create_in(str(folder), schema())
-    with ix.writer(limitmb=256) as writer:
+    with _writer(ix) as writer:
         for entry in entries:
             writer.add_document(**document(entry_to_dict(entry)))
+    _forget(index_dir)
+
+
+def _writer(ix):
+    """A Whoosh segment writer that skips two costs of its segment flush (same index contents).
+
+    Postings blocks are written uncompressed (W3Codec compression 0: zlib took a
+    quarter of the flush, and readers then skip the decompression; a block records
+    its own compression, so older compressed segments still read). And the flush
+    asks, for every posting, the length of its field in its document: for fields
+    that keep no lengths (ID and KEYWORD fields) whoosh-reloaded 2.7.5 answers by
+    looking for the missing column file on disk each time (about 300,000 file
+    checks on the real corpus); here each missing column is looked up once.
+    """
+    from whoosh.codec.whoosh3 import W3Codec, _lenfield
+
+    writer = ix.writer(limitmb=256, codec=W3Codec(compression=0))
+    per_document_reader = writer.per_document_reader
+
+    def lengths_reader():
+        reader = per_document_reader()
+        cached = getattr(reader, "_readers", None)
+        if isinstance(cached, dict) and hasattr(reader, "has_column"):
+            for name in writer.schema.names():
+                if not reader.has_column(_lenfield(name)):
+                    cached[_lenfield(name)] = None     # doc_field_length() then answers 0 at once
+        return reader
+
+    writer.per_document_reader = lengths_reader
+    return writer
 
 
 # What Whoosh raises for a folder whose files are missing, truncated or overwritten.
@@ -131,16 +162,71 @@ DAMAGE = (OSError, EOFError, struct.error, zlib.error, pickle.UnpicklingError, w
 def searcher(index_dir: Path) -> Iterator:
     """A Whoosh searcher of the index; any sign of a damaged folder becomes DamagedIndex.
 
-    Raises DamagedIndex (one line naming the folder) when the index is missing,
-    its segment files are gone, truncated or overwritten.
+    The opened searcher is kept per index folder within the process and reused
+    while the folder's files are unchanged (names, sizes and modification times:
+    a commit writes a new table of contents, so any change reopens); opening the
+    segment files was most of a query's time. Raises DamagedIndex (one line
+    naming the folder) when the index is missing, its segment files are gone,
+    truncated or overwritten.
     """
-    ix = open_index(index_dir)
     try:
-        with ix.searcher() as opened:
-            yield opened
+        opened = _cached_searcher(index_dir)
+        yield opened
     except DAMAGE as err:
+        _forget(index_dir)
         raise DamagedIndex(f"{index_dir}: the index is damaged ({type(err).__name__}); "
                            "run 'rulings ingest --rebuild' with your sources") from None
+
+
+# Opened searchers per index folder: folder -> (files signature, searcher); the oldest is closed past _KEEP.
+_OPEN: dict[str, tuple[tuple, object]] = {}
+_KEEP = 4
+
+
+def _signature(folder: Path) -> tuple:
+    """(name, size, mtime) of each file in the Whoosh folder; () when it cannot be listed."""
+    try:
+        with os.scandir(folder) as found:
+            return tuple(sorted((e.name, *_size_mtime(e)) for e in found))
+    except OSError:
+        return ()
+
+
+def _size_mtime(entry: os.DirEntry) -> tuple[int, int]:
+    try:
+        info = entry.stat()
+    except OSError:
+        return (-1, -1)
+    return (info.st_size, info.st_mtime_ns)
+
+
+def _cached_searcher(index_dir: Path):
+    """The kept searcher of index_dir when its files are unchanged, else a newly opened one (kept)."""
+    key = str(Path(index_dir).resolve())
+    signature = _signature(Path(key) / WHOOSH_DIR)
+    kept = _OPEN.get(key)
+    if kept is not None and signature and kept[0] == signature:
+        return kept[1]
+    _forget(index_dir)
+    opened = open_index(index_dir).searcher()
+    _OPEN[key] = (signature, opened)
+    while len(_OPEN) > _KEEP:
+        _close(_OPEN.pop(next(iter(_OPEN)))[1])
+    return opened
+
+
+def _forget(index_dir: Path) -> None:
+    """Close and drop the kept searcher of index_dir, if any."""
+    kept = _OPEN.pop(str(Path(index_dir).resolve()), None)
+    if kept is not None:
+        _close(kept[1])
+
+
+def _close(opened) -> None:
+    try:
+        opened.close()
+    except Exception:            # a damaged or vanished folder: nothing left to release
+        pass
 
 
 def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
@@ -160,7 +246,7 @@ def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
     else:
         ix = open_index(index_dir)
     added = 0
-    with ix.writer(limitmb=256) as writer:
+    with _writer(ix) as writer:
         if not create:
             for entry_id in deleted:
                 writer.delete_by_term("id", entry_id)
@@ -169,6 +255,7 @@ def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
                 writer.delete_by_term("id", entry_json["id"])
             writer.add_document(**document(entry_json, stored))
             added += 1
+    _forget(index_dir)
     return added
 
 

@@ -47,8 +47,12 @@ class FoldFilter(Filter):
 
     def __call__(self, tokens):
         for token in tokens:
-            token.text = fold_token(token.text)
+            token.text = _fold_word(token.text)
             yield token
+
+
+# Folding and stemming run once per distinct word (an index run sees each word many times).
+_fold_word = lru_cache(maxsize=200_000)(fold_token)
 
 FIELDS = {
     "en": "text", "de": "text_de", "fr": "text_fr", "it": "text_it", "es": "text_es",
@@ -150,8 +154,22 @@ class _Stem(Filter):
     def __call__(self, tokens):
         for token in tokens:
             if token.text[:1].isalpha() and "'" not in token.text:
-                token.text = self.stemmer.stem(token.text)
+                token.text = _stem_word(self.lang, token.text)
             yield token
+
+
+@lru_cache(maxsize=1)
+def _stemmers() -> dict:
+    return {}
+
+
+@lru_cache(maxsize=200_000)
+def _stem_word(lang: str, word: str) -> str:
+    """The language's Snowball stem of one folded word, cached (not kept on the pickled analyzer)."""
+    stemmers = _stemmers()
+    if lang not in stemmers:
+        stemmers[lang] = snowball[lang]()
+    return stemmers[lang].stem(word)
 
 
 def european_analyzer(lang: str):
@@ -179,12 +197,18 @@ def _jieba():
     return jieba
 
 
-@lru_cache(maxsize=20000)
+@lru_cache(maxsize=200_000)
 def _segment(run: str) -> tuple[tuple[str, int, int], ...]:
     return tuple(_jieba().tokenize(run))
 
 
-def _zh_pieces(word: str, mode: str) -> list[tuple[str, int, int, int]]:
+@lru_cache(maxsize=200_000)
+def _zh_pieces(word: str, mode: str) -> tuple[tuple[str, int, int, int], ...]:
+    """Pieces (text, start, end, position step) of one Chinese token; cached per (token, mode)."""
+    return tuple(_zh_uncached(word, mode))
+
+
+def _zh_uncached(word: str, mode: str) -> list[tuple[str, int, int, int]]:
     if word.startswith("{"):
         symbols = re.findall(r"\{[^{}]*\}", canonical_symbols(word.replace("\n", "")))
         return [(s.lower(), 0, len(word), 1) for s in symbols]

@@ -286,10 +286,24 @@ def parser(schema) -> qparser.QueryParser:
     return qparser.QueryParser(None, schema, plugins=plugins, group=syntax.AndGroup)
 
 
+# Parsers per schema: (schema, parser) by id(schema); the schema is kept so its id is not reused.
+_PARSERS: dict[int, tuple] = {}
+
+
+def cached_parser(schema) -> qparser.QueryParser:
+    """parser(schema), built once per schema object (the kept searcher's schema) in a process."""
+    kept = _PARSERS.get(id(schema))
+    if kept is None or kept[0] is not schema:
+        if len(_PARSERS) >= 8:
+            _PARSERS.clear()
+        kept = _PARSERS[id(schema)] = (schema, parser(schema))
+    return kept[1]
+
+
 def parse(schema, text: str) -> Query:
     """Parse a user query; raises QueryError for a query with nothing to search for or a bad filter."""
     try:
-        query = parser(schema).parse(text)
+        query = cached_parser(schema).parse(text)
     except QueryError:
         raise
     except RecursionError:
@@ -396,6 +410,9 @@ def snippet(hit, text: str, field: str = "text") -> str:
     best two sentences. Falls back to the start of the text when the match was in
     another field.
     """
+    results = hit.results
+    if results.has_matched_terms() and not any(name == field for name, _ in results.matched_terms()):
+        return _shorten(text)        # nothing matched in this field: Whoosh would find no fragment either
     short = len(text) <= SNIPPET_CHARS
     hit.results.fragmenter = _WHOLE if short else _SENTENCES
     fragment = hit.highlights(field, text=text, top=2)
