@@ -225,7 +225,7 @@ def _forget(index_dir: Path) -> None:
 def _close(opened) -> None:
     try:
         opened.close()
-    except Exception:            # a damaged or vanished folder: nothing left to release
+    except DAMAGE:               # a damaged or vanished folder: nothing left to release
         pass
 
 
