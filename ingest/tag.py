@@ -15,11 +15,17 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
 from ingest.model import Entry
+
+try:
+    from re import _parser as _sre_parse          # Python 3.11+
+except ImportError:                               # pragma: no cover - Python 3.10
+    import sre_parse as _sre_parse                # type: ignore[no-redef]
 
 CARD_MASK = "\x00"
 
@@ -131,6 +137,11 @@ def matching_text(text: str) -> str:
 
 def card_names(cards) -> list[str]:
     """The names to mask for these cards: full name, each face, the short name before a comma; longest first."""
+    return list(_card_names(tuple(cards)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _card_names(cards: tuple) -> tuple[str, ...]:
     names = set()
     for card in cards:
         if not card:
@@ -140,7 +151,7 @@ def card_names(cards) -> list[str]:
             names.add(face)
             if "," in face:
                 names.add(face.split(",")[0].strip())
-    return sorted((n for n in names if len(n) > 1), key=len, reverse=True)
+    return tuple(sorted((n for n in names if len(n) > 1), key=len, reverse=True))
 
 
 def mask_cards(text: str, cards) -> str:
@@ -149,11 +160,50 @@ def mask_cards(text: str, cards) -> str:
     A Chinese release-notes "card" that is exactly a mechanic's Chinese name is a section heading
     (``风暴``), not a card, and stays.
     """
-    for name in card_names(cards):
-        if name in _zh_names():
-            continue
-        text = re.sub(re.escape(name), CARD_MASK, text, flags=re.IGNORECASE)
+    for name in _card_names(tuple(cards)):
+        if name not in _zh_names():
+            text = _mask_name(text, name)
     return text
+
+
+def _mask_name(text: str, name: str) -> str:
+    """``re.sub(re.escape(name), CARD_MASK, text, flags=re.IGNORECASE)``, by ``str.find`` where that is the same.
+
+    For a name of ASCII and caseless characters (Chinese) and a text without ``_CASE_ODD`` characters,
+    a character matches a name character case-insensitively exactly when their ``str.lower`` forms are
+    equal, and lowering keeps every position, so the occurrences in the lowered text are the regex's
+    matches (leftmost, non-overlapping). tests/test_tag.py checks both claims on every code point.
+    """
+    if not _plain_case(name) or _CASE_ODD.search(text):
+        return _name_pattern(name).sub(CARD_MASK, text)
+    lowered, wanted = text.lower(), name.lower()
+    at = lowered.find(wanted)
+    if at < 0:
+        return text
+    parts, start = [], 0
+    while at >= 0:
+        parts.append(text[start:at])
+        start = at + len(wanted)
+        at = lowered.find(wanted, start)
+    parts.append(text[start:])
+    return CARD_MASK.join(parts)
+
+
+def _plain_case(name: str) -> bool:
+    """Every character of name is ASCII or has no case (``c.lower() == c.upper() == c``)."""
+    return name.isascii() or all(c.isascii() or c.lower() == c == c.upper() for c in name)
+
+
+@lru_cache(maxsize=1 << 14)
+def _name_pattern(name: str) -> re.Pattern:
+    """A card name as a case-insensitive literal pattern (compiled once; ``re``'s own cache holds 512)."""
+    return re.compile(re.escape(name), re.IGNORECASE)
+
+
+# The characters that ``re.IGNORECASE`` and ``str.lower`` disagree on for ASCII: dotless ı and
+# İ match i, long ſ matches s, and İ lowers to two characters. Found by trying every code point
+# against every printable ASCII character (tests/test_tag.py repeats the search).
+_CASE_ODD = re.compile("[\u0130\u0131\u017f]")
 
 
 def _keyword_use(text: str, start: int, end: int) -> bool:
@@ -202,19 +252,166 @@ def _chinese(matcher: _Matcher, text: str) -> bool:
     return False
 
 
+def _required_literals(parsed) -> frozenset[str] | None:
+    """Strings one of which every match of a parsed regex (sre_parse form) contains; None when unknown.
+
+    Runs of literal characters are required as written; a group, a branch whose every alternative has
+    required strings (their union) and a repeat of at least once add their own; anything else (classes,
+    optional parts, lookarounds) breaks a run. Of the candidates, the set whose shortest string is
+    longest is kept (the most selective).
+    """
+    candidates, run = [], []
+
+    def flush():
+        if run:
+            candidates.append(frozenset(["".join(run)]))
+            run.clear()
+
+    for op, av in parsed:
+        if op is _sre_parse.LITERAL:
+            run.append(chr(av))
+            continue
+        flush()
+        sub = None
+        if op is _sre_parse.SUBPATTERN:
+            sub = _required_literals(av[-1])
+        elif op is _sre_parse.BRANCH:
+            alternatives = [_required_literals(a) for a in av[1]]
+            if all(alternatives):
+                sub = frozenset().union(*alternatives)
+        elif op in (_sre_parse.MAX_REPEAT, _sre_parse.MIN_REPEAT) and av[0] >= 1:
+            sub = _required_literals(av[2])
+        if sub:
+            candidates.append(sub)
+    flush()
+    if not candidates:
+        return None
+    return max(candidates, key=lambda s: (min(map(len, s)), -len(s)))
+
+
+def _matcher_literals(matcher: _Matcher) -> frozenset[str] | None:
+    """Lower-cased strings one of which a text must contain (lower-cased) for the matcher to match it.
+
+    None when some pattern of the matcher has no required string: that matcher is always run.
+    """
+    out: set[str] = set()
+    for pattern in (matcher.forms, matcher.plain, matcher.zh, matcher.zh_plain):
+        if pattern is None:
+            continue
+        found = _required_literals(_sre_parse.parse(pattern.pattern, pattern.flags))
+        if found is None:
+            return None
+        out |= found
+    if not all(_plain_case(s) for s in out) or any(_CASE_ODD.search(s) for s in out):
+        return None                      # only ASCII and caseless strings lower the way re matches
+    lowered = {s.lower() for s in out}
+    return frozenset(s for s in lowered if not any(t != s and t in s for t in lowered))
+
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class _Prefilter:
+    """Where to look up each required string (see ``_candidates``).
+
+    by_core: the longest ``[a-z0-9]`` run of a string -> (string, matcher indexes) pairs; by_char: for
+    strings without such a run, one of their characters (non-ASCII where there is one) -> pairs;
+    always: indexes of matchers with no required strings.
+    """
+
+    by_core: dict[str, tuple[tuple[str, tuple[int, ...]], ...]]
+    by_char: dict[str, tuple[tuple[str, tuple[int, ...]], ...]]
+    always: tuple[int, ...]
+
+
+@lru_cache(maxsize=1)
+def _prefilter() -> _Prefilter:
+    by_literal: dict[str, list[int]] = defaultdict(list)
+    always = []
+    for i, matcher in enumerate(_matchers()):
+        literals = _matcher_literals(matcher)
+        if literals is None:
+            always.append(i)
+            continue
+        for literal in literals:
+            by_literal[literal].append(i)
+    by_core: dict[str, list] = defaultdict(list)
+    by_char: dict[str, list] = defaultdict(list)
+    for literal, ids in sorted(by_literal.items()):
+        runs = _TOKEN.findall(literal)
+        if runs:
+            by_core[max(runs, key=len)].append((literal, tuple(ids)))
+        else:
+            by_char[next((c for c in literal if not c.isascii()), literal[0])].append((literal, tuple(ids)))
+    return _Prefilter({k: tuple(v) for k, v in by_core.items()}, {k: tuple(v) for k, v in by_char.items()},
+                      tuple(always))
+
+
+@lru_cache(maxsize=1 << 16)
+def _token_literals(token: str) -> tuple[frozenset[int], tuple[tuple[str, tuple[int, ...]], ...]]:
+    """For a word token: the matcher indexes of strings that are a core inside it (surely present), and
+    the (string, matcher indexes) pairs whose core lies inside it but that are longer (to look for)."""
+    sure: set[int] = set()
+    maybe = []
+    for core, pairs in _prefilter().by_core.items():
+        if core in token:
+            for literal, ids in pairs:
+                if literal == core:
+                    sure.update(ids)
+                else:
+                    maybe.append((literal, ids))
+    return frozenset(sure), tuple(maybe)
+
+
+def _candidates(masked: str) -> list[_Matcher]:
+    """The matchers that could match a masked text, in vocabulary order (all of them when unsure).
+
+    Every match of a matcher's patterns contains one of its required strings (``_matcher_literals``),
+    so a matcher none of whose strings occurs in the lower-cased text cannot match. A string occurs
+    only where its core lies inside one ``[a-z0-9]`` token of the text, or, without a core, where its
+    key character occurs; only those strings are looked for. Texts with a character that
+    ``re.IGNORECASE`` and ``str.lower`` treat differently get every matcher.
+    """
+    matchers = _matchers()
+    if _CASE_ODD.search(masked):
+        return list(matchers)
+    pre = _prefilter()
+    lowered = masked.lower()
+    hits = set(pre.always)
+    for token in set(_TOKEN.findall(lowered)):
+        sure, maybe = _token_literals(token)
+        hits |= sure
+        for literal, ids in maybe:
+            if literal in lowered:
+                hits.update(ids)
+    for char in pre.by_char.keys() & set(lowered):
+        for literal, ids in pre.by_char[char]:
+            if literal in lowered:
+                hits.update(ids)
+    return [matchers[i] for i in sorted(hits)]
+
+
+def _mechanics_of(masked: str, matchers) -> tuple[str, ...]:
+    return tuple(sorted(m.id for m in matchers if _english(m, masked) or _chinese(m, masked)))
+
+
 def mechanics_in(text: str, cards=()) -> tuple[str, ...]:
     """Sorted mechanic ids a ruling text is about, with its card names masked first.
 
     text: a ruling as written (any language); cards: the card names of the ruling (``Face A // Face B``
     is masked whole and by face). English forms match whole words on unstemmed text; Chinese names
-    match anywhere in the text.
+    match anywhere in the text. Only the mechanics whose required strings occur in the text are tried
+    (``_candidates``); the result equals trying every mechanic (``mechanics_in_plain``).
     """
     masked = mask_cards(matching_text(text), list(cards))
-    found = set()
-    for matcher in _matchers():
-        if _english(matcher, masked) or _chinese(matcher, masked):
-            found.add(matcher.id)
-    return tuple(sorted(found))
+    return _mechanics_of(masked, _candidates(masked))
+
+
+def mechanics_in_plain(text: str, cards=()) -> tuple[str, ...]:
+    """``mechanics_in`` trying every mechanic's patterns on the text (the reference the tests compare with)."""
+    masked = mask_cards(matching_text(text), list(cards))
+    return _mechanics_of(masked, _matchers())
 
 
 def tag(entries: list[Entry]) -> None:

@@ -145,3 +145,73 @@ def test_traditional_chinese_names_resolve():
     assert find_mechanic("飛行").id == "flying"
     assert find_mechanic("飞行").id == "flying"
     assert find_mechanic("增殖").id == "proliferate"
+
+
+# --- the prefilter (mechanics_in tries only mechanics whose required strings occur) ------------------------
+
+def _varied_texts(shared) -> list[tuple[str, list[str]]]:
+    """(text, cards) of the gold file and the seeds, plus case, width and Unicode variants of some."""
+    from ingest.read import read_file, walk
+    pairs = []
+    for line in (shared / "gold" / "mechanic-tags.jsonl").read_text("utf-8").splitlines():
+        item = json.loads(line)
+        pairs.append((item["text"], [item["card"]] if item.get("card") else []))
+    for path in walk(shared / "seeds"):
+        pairs += [(r.text, [r.card] if r.card else []) for r in read_file(path).rulings]
+    odd = str.maketrans({"i": "ı", "s": "ſ", "I": "İ"})
+    for text, cards in pairs[:200:4]:
+        pairs += [(text.upper(), cards), (text.lower(), [c.upper() for c in cards]), (text.translate(odd), cards),
+                  ("".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text), cards)]
+    return pairs
+
+
+def test_prefiltered_tagger_equals_trying_every_mechanic(shared):
+    from ingest.tag import mechanics_in_plain
+    pairs = _varied_texts(shared)
+    assert len(pairs) > 400
+    tagged = 0
+    for text, cards in pairs:
+        expected = mechanics_in_plain(text, cards)
+        assert mechanics_in(text, cards) == expected, text
+        tagged += bool(expected)
+    assert tagged > 200                   # the comparison covers texts that do get tags
+
+
+def test_card_masking_equals_the_case_insensitive_regex(shared):
+    from ingest.tag import CARD_MASK, _card_names, _zh_names, mask_cards, matching_text
+    for text, cards in _varied_texts(shared) + [("Ætherize a Jötun; ÆTHER JÖTUN", ["Jötun", "Æther"])]:
+        text = matching_text(text)
+        expected = text
+        for name in _card_names(tuple(cards)):
+            if name not in _zh_names():
+                expected = re.sub(re.escape(name), CARD_MASK, expected, flags=re.IGNORECASE)
+        assert mask_cards(text, cards) == expected
+
+
+def test_lowering_agrees_with_ignorecase_except_the_odd_characters():
+    """The claims behind _candidates and _mask_name, checked on every code point."""
+    import sys
+    from ingest.tag import _CASE_ODD
+    every = "".join(chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i < 0xE000)
+    odd = set(_CASE_ODD.pattern.strip("[]"))
+    lowering_to = {}
+    for c in every:
+        lowering_to.setdefault(c.lower(), set()).add(c)
+    for code in range(128):
+        char = chr(code)
+        matched = set(re.findall(re.escape(char), every, re.IGNORECASE))
+        lowers_alike = lowering_to[char.lower()]
+        assert lowers_alike <= matched and matched - lowers_alike <= odd, char
+    # lowering keeps the length except for an odd character, and never makes a caseless character
+    assert [c for c in every if len(c.lower()) != 1] == ["\u0130"]
+    assert not [c for c in every if c.lower() != c and c.lower() == c.lower().upper()]
+
+
+def test_prefilter_strings_are_ascii_or_caseless_and_every_mechanic_has_some():
+    from ingest.tag import _matcher_literals, _matchers, _plain_case
+    literals = [_matcher_literals(m) for m in _matchers()]
+    assert all(found for found in literals)
+    assert all(_plain_case(s) for found in literals for s in found)
+    by_id = dict(zip((m.id for m in _matchers()), literals))
+    assert "proliferat" in by_id["proliferate"] and "增殖" in by_id["proliferate"]
+    assert "{e}" in by_id["energy"]
