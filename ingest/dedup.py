@@ -433,8 +433,9 @@ class Grouper:
     groups: Group by group number (numbers are never reused; creation order);
     group_of: group number by text key (language key, matching text); links:
     refused close pairs, both ways: group -> {partner: (similarity, reason)}.
-    The MinHash LSH tables are not pickled: they are rebuilt from the stored
-    signatures on first use after loading.
+    The MinHash LSH tables are pickled with the rest (loading them is faster
+    than re-inserting every signature); a grouper without them (``_lsh`` None)
+    rebuilds them from the stored signatures on first use.
 
     A grouping built by one ``add`` of all texts in rank order is exactly
     ``dedup``'s. Built in steps it may differ from a full rebuild in one way: a
@@ -450,11 +451,6 @@ class Grouper:
         self.next_group = 0
         self.scheme: str | None = None       # datasketch's hashing scheme of the stored signatures
         self._lsh: dict[str, MinHashLSH] | None = None
-
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state["_lsh"] = None
-        return state
 
     def _index(self, lang: str) -> MinHashLSH:
         if self._lsh is None:
@@ -516,8 +512,10 @@ class Grouper:
         self.links.setdefault(b, {})[a] = found
         return True
 
-    def remove(self, keys: Iterable[tuple[str, str]]) -> tuple[set[int], set[int], list[tuple[str, str]]]:
+    def remove(self, keys: Iterable[tuple[str, str]]) -> tuple[set[int], set[int], dict[tuple[str, str], int]]:
         """Take text keys out (their last ruling is gone); returns (touched, dissolved, orphans).
+
+        orphans: the remaining text keys of dissolved groups, with the group each was in.
 
         A group that lost a member is touched; a group that lost its leader is
         dissolved, and its remaining member texts (orphans) must be added again
@@ -533,13 +531,13 @@ class Grouper:
             group = self.groups[number]
             group.members.pop(key[1], None)
             (dissolved if key[1] == group.leader else touched).add(number)
-        orphans = []
+        orphans = {}
         for number in sorted(dissolved):
             group = self.groups.pop(number)
             if self._lsh is not None and group.lang in self._lsh:
                 self._lsh[group.lang].remove(number)
             for match in group.members:
-                orphans.append((group.lang, match))
+                orphans[(group.lang, match)] = number
                 del self.group_of[(group.lang, match)]
             for partner in self.links.pop(number, {}):
                 self.links[partner].pop(number, None)

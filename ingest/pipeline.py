@@ -16,7 +16,7 @@ from ingest.language import declared_disagrees
 from ingest.model import Entry, Related, Ruling, Translation
 from ingest.normalise import Rejection, corpus_words, normalise
 from ingest.tag import tag
-from ingest.translate import link_translations
+from ingest.translate import learn_from_entries, link_rulings, link_translations
 
 
 @dataclass
@@ -144,6 +144,8 @@ class Corpus:
     refs: dict[tuple[str, str], list[Ref]] = field(default_factory=dict)
     grouper: Grouper = field(default_factory=Grouper)
     info: dict[int, GroupInfo] = field(default_factory=dict)
+    lexicon: dict[str, frozenset[str]] | None = None      # translation lexicon, learnt on a full pass
+    pairs: dict[str, set[tuple[int, int]]] = field(default_factory=dict)   # translation pairs by set code
 
 
 @dataclass
@@ -230,6 +232,8 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
             everyone.append(ruling)
     ref_of = {id(r): ref for ref, r in pool.items()}
     kept, rejected = normalise(everyone, corpus.words)
+    changed_sets = {r.set_code.upper() for r in kept if r.set_code}
+    changed_sets |= {r.set_code.upper() for rulings in removed.values() for r in rulings if r.set_code}
     rejections: dict[int, list[Rejection]] = {}
     for rejection in rejected:
         rejections.setdefault(owner[id(rejection.ruling)], []).append(rejection)
@@ -241,8 +245,10 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     # place the texts: orphans and new texts in rank order
     orphan_rulings = fetch([ref for key in orphans for ref in corpus.refs[key]])
     best: dict[tuple[str, str], tuple] = {}
-    for key in orphans:
+    for key, old in orphans.items():
         best[key] = min(rank(orphan_rulings[ref]) for ref in corpus.refs[key])
+        for ref in corpus.refs[key]:
+            previous_ids[orphan_rulings[ref].key()] = old_info[old].id
     for ruling in sorted(kept, key=rank):
         key = corpus.same_text.setdefault(_same_text(ruling), (text_key(ruling)[0], ruling.match))
         corpus.refs.setdefault(key, []).append(ref_of[id(ruling)])
@@ -268,27 +274,52 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
         entry.related = _related(grouper.links.get(g, {}), ids)
     clock.lap("ids")
     tag(list(entries.values()))
-    affected = set().union(*(i.sets for i in old_info.values()), *(info[g].sets for g in entries if g in info))
+    before = {g: info[g] for g in entries if g in info}
     for g, entry in entries.items():
         info[g] = _info(entry)
-        affected |= info[g].sets
     clock.lap("tag")
     zh_after = frozenset().union(*(i.zh_sets for i in info.values())) if info else frozenset()
+    new_groups = [g for g in entries if g not in before]
+    moved = changed_sets | set().union(*(i.sets for i in old_info.values()), *(info[g].sets for g in new_groups))
     rewrite = dict(entries)
-    if affected & (zh_before | zh_after) or everything:
-        universe = [g for g, i in info.items() if i.sets & zh_after]
+    redo = set(zh_after) if everything or corpus.lexicon is None else moved & (zh_before | zh_after)
+    if redo:
+        # pairs are formed within one set, so only the sets whose rulings or entries moved are linked again
+        universe = [g for g, i in info.items() if i.sets & redo]
         rest = _materialize(corpus, [g for g in universe if g not in entries], pool, fetch)
-        for g, entry in rest.items():
-            entry.id, entry.aliases, entry.mechanics = info[g].id, list(info[g].aliases), list(info[g].mechanics)
-            entry.related = _related(grouper.links.get(g, {}), ids)
+        _complete(rest, info, grouper, ids)
         linked = [rest.get(g) or entries[g] for g in universe]
-        link_translations(linked)
-        for g in universe:
-            entry = rest.get(g) or entries[g]
-            found = tuple((t.id, t.lang, t.text) for t in entry.translations)
-            if found != info[g].translations or g in entries:
-                info[g].translations = found
-                rewrite[g] = entry
+        if everything or corpus.lexicon is None:
+            corpus.lexicon = learn_from_entries(linked)
+        group_of = {id(v.ruling): g for g in universe for v in (rest.get(g) or entries[g]).variants}
+        for code in redo | set(corpus.pairs):
+            if code in redo or code not in zh_after:
+                corpus.pairs.pop(code, None)
+        for zh, en in link_rulings(linked, lexicon=corpus.lexicon):
+            code = zh.set_code.upper()
+            if code in redo:
+                corpus.pairs.setdefault(code, set()).add((group_of[id(zh)], group_of[id(en)]))
+        materialized = {**rest, **entries}
+    else:
+        materialized = dict(entries)
+    partners: dict[int, set[int]] = {}
+    for found in corpus.pairs.values():
+        for a, b in found:
+            if a in info and b in info:
+                partners.setdefault(a, set()).add(b)
+                partners.setdefault(b, set()).add(a)
+    extra = []
+    for g, i in info.items():
+        wanted = tuple(sorted((info[o].id, info[o].lang, info[o].text) for o in partners.get(g, ())))
+        if wanted != i.translations or g in entries:
+            i.translations = wanted
+            if g not in materialized:
+                extra.append(g)
+            else:
+                rewrite[g] = materialized[g]
+    more = _materialize(corpus, extra, pool, fetch)
+    _complete(more, info, grouper, ids)
+    rewrite.update(more)
     for g, entry in rewrite.items():
         entry.translations = [Translation(*t) for t in info[g].translations]
     clock.lap("translate")
@@ -310,6 +341,14 @@ def _materialize(corpus: Corpus, groups: list[int], pool: dict[Ref, Ruling],
         entry.sources = frozenset(ref[0] for key in rulings_of for ref in corpus.refs[key])
         entries[g] = entry
     return entries
+
+
+def _complete(entries: dict[int, Entry], info: dict[int, GroupInfo], grouper: Grouper,
+              ids: dict[int, str]) -> None:
+    """Fill id, aliases, mechanics (remembered) and Related links of untouched entries materialized again."""
+    for g, entry in entries.items():
+        entry.id, entry.aliases, entry.mechanics = info[g].id, list(info[g].aliases), list(info[g].mechanics)
+        entry.related = _related(grouper.links.get(g, {}), ids)
 
 
 def _related(partners: dict[int, tuple[float, str]], ids: dict[int, str]) -> list[Related]:
