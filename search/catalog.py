@@ -345,7 +345,7 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
     if rebuild:
         for name in (STATE, CORPUS, RULINGS_DB):
             (index_dir / name).unlink(missing_ok=True)
-    state = State() if rebuild else load_state(index_dir)
+    state = State() if rebuild else load_state(index_dir, corpus=False)
     files, named_failures = [], []
     added: list[SourceRecord] = []
     removed: list[SourceRecord] = []
@@ -372,6 +372,8 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
         return IngestReport(files, figures["entries"], figures.get("rejected_reasons", {}),
                             time.perf_counter() - started, named_failures, changed=False, timings=timings,
                             language_mismatches=figures.get("language_mismatches", []))
+    if not rebuild and (index_dir / STATE).exists():
+        state.corpus = _unpickle(index_dir / CORPUS)      # the pipeline's memory, only when there is work
     changes = update_entries(index_dir, state, added, removed, full=rebuild, timings=timings)
     figures = summary(index_dir)
     return IngestReport(files, figures["entries"], figures["rejected_reasons"], time.perf_counter() - started,
