@@ -390,7 +390,9 @@ def run(dataset: str, work: Path, skip_grep: bool = False) -> dict:
 
     # sizes
     figures["size"] = {"whoosh_bytes": folder_bytes(index_dir / "whoosh"),
-                       "state_bytes": (index_dir / "state.pkl").stat().st_size,
+                       "state_bytes": sum((index_dir / name).stat().st_size
+                                          for name in ("state.pkl", "corpus.pkl", "rulings.sqlite")
+                                          if (index_dir / name).exists()),
                        "source_bytes": sum(folder_bytes(p) if p.is_dir() else p.stat().st_size for p in paths)}
 
     # the same entries for FTS5 and grep
@@ -448,7 +450,7 @@ def table(f: dict) -> str:
     row("remove one file (process), s", inc["remove_one_process_seconds"], None, "s")
     row(f"add one file, {inc['add_one_rulings']} rulings (process), s", inc["add_one_process_seconds"], None, "s")
     row("index on disk, MB (vs FTS5 db)", size["whoosh_bytes"] / 2**20, size["fts5_bytes"] / 2**20, "")
-    row("state.pkl, MB", size["state_bytes"] / 2**20, None, "")
+    row("state (state.pkl, corpus.pkl, rulings.sqlite), MB", size["state_bytes"] / 2**20, None, "")
     for p in ("p50", "p95", "p99"):
         row(f"query {p}, ms (vs FTS5)", q["ours"][p], q["fts5"][p], "")
     for kind, k in q["by_kind"].items():

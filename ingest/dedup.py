@@ -39,7 +39,7 @@ from typing import Iterable
 
 import numpy as np
 import snowballstemmer
-from datasketch import MinHash, MinHashLSH
+from datasketch import LeanMinHash, MinHash, MinHashLSH
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 
@@ -377,6 +377,16 @@ def _neg(date: str) -> tuple:
     return tuple(-ord(c) for c in date) + (1,)
 
 
+def text_key(ruling: Ruling) -> tuple[str, str]:
+    """(language key, folded display text): rulings with the same one always share an entry."""
+    return (_lang_key(ruling), fold(ruling.repaired_text or ruling.text))
+
+
+def rank(ruling: Ruling) -> tuple:
+    """Canonical preference of a ruling (smaller is better): intact, official, newest, then a total order."""
+    return _rank(ruling)
+
+
 def dedup(rulings: list[Ruling]) -> list[Entry]:
     """Group normalised rulings into entries.
 
@@ -392,46 +402,167 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
     key_of_text: dict[tuple[str, str], tuple[str, str]] = {}
     for ruling in sorted(rulings, key=_rank):
         # identical texts always share an entry, whatever card each names (masking differs per card)
-        same_text = (_lang_key(ruling), fold(ruling.repaired_text or ruling.text))
-        key = key_of_text.setdefault(same_text, (_lang_key(ruling), ruling.match))
+        key = key_of_text.setdefault(text_key(ruling), (_lang_key(ruling), ruling.match))
         by_text[key].append(ruling)
-    lsh: dict[str, MinHashLSH] = {}
-    leaders: list[tuple[str, str]] = []
-    leader_hashes: list = []
-    members: list[list[tuple[str, float]]] = []
-    links: dict[tuple[int, int], tuple[float, str]] = {}
-    keys = list(by_text)
-    hashes = MinHash.bulk([shingles(_hard_tokens(compare_form(m))) for _, m in keys], num_perm=NUM_PERM)
-    for (lang, match), mh in zip(keys, hashes):
-        if lang not in lsh:
-            lsh[lang] = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM, weights=LSH_WEIGHTS)
-        index = lsh[lang]
-        best: tuple[float, int] | None = None
-        refused = []
-        for key in _nearest(index.query(mh), mh, leader_hashes):
-            verdict = same_ruling(leaders[key][1], match)
-            if verdict.same:
-                if best is None or (verdict.similarity, -key) > (best[0], -best[1]):
-                    best = (verdict.similarity, key)
-            elif verdict.similarity >= RELATED_SIMILARITY:
-                refused.append((key, verdict))
-        if best is not None:
-            members[best[1]].append((match, best[0]))
-            target = best[1]
-        else:
-            target = len(leaders)
-            leaders.append((lang, match))
-            leader_hashes.append(mh.hashvalues)
-            members.append([(match, 1.0)])
-            index.insert(target, mh)
-        for key, verdict in refused:
-            pair = (min(key, target), max(key, target))
-            if pair[0] != pair[1] and (pair not in links or links[pair][0] < verdict.similarity):
-                links[pair] = (verdict.similarity, verdict.reason or "wording differs")
-    entries = [_entry([(r, sim) for m, sim in group for r in by_text[(lang, m)]])  # sim: comparison form
-               for (lang, _), group in zip(leaders, members)]
+    grouper = Grouper()
+    grouper.add(list(by_text))
+    order = list(grouper.groups)
+    entries = [grouper.entry(g, by_text) for g in order]
+    position = {g: i for i, g in enumerate(order)}
+    links = {(position[a], position[b]): found for a, partners in grouper.links.items()
+             for b, found in partners.items() if a < b}
     _link(entries, links)
     return entries
+
+
+@dataclass
+class Group:
+    """One entry in the making: its leader's matching text, the leader's MinHash signature
+    (NUM_PERM uint64), and its member texts (matching text -> similarity to the leader, leader first)."""
+
+    lang: str
+    leader: str
+    signature: np.ndarray
+    members: dict[str, float]
+
+
+class Grouper:
+    """Leaders and their members, kept between ingests so that new texts are matched only
+    against existing leaders (incremental ingest).
+
+    groups: Group by group number (numbers are never reused; creation order);
+    group_of: group number by text key (language key, matching text); links:
+    refused close pairs, both ways: group -> {partner: (similarity, reason)}.
+    The MinHash LSH tables are pickled with the rest (loading them is faster
+    than re-inserting every signature); a grouper without them (``_lsh`` None)
+    rebuilds them from the stored signatures on first use.
+
+    A grouping built by one ``add`` of all texts in rank order is exactly
+    ``dedup``'s. Built in steps it may differ from a full rebuild in one way: a
+    text added later that ranks above an existing leader joins that leader's
+    entry (or starts its own) instead of leading it, so leaders depend on the
+    order sources arrived in; every member still matches its entry's leader.
+    """
+
+    def __init__(self) -> None:
+        self.groups: dict[int, Group] = {}
+        self.group_of: dict[tuple[str, str], int] = {}
+        self.links: dict[int, dict[int, tuple[float, str]]] = {}
+        self.next_group = 0
+        self.scheme: str | None = None       # datasketch's hashing scheme of the stored signatures
+        self._lsh: dict[str, MinHashLSH] | None = None
+
+    def _index(self, lang: str) -> MinHashLSH:
+        if self._lsh is None:
+            self._lsh = {}
+            for number, group in self.groups.items():
+                self._new_lsh(group.lang).insert(number, LeanMinHash(seed=1, hashvalues=group.signature,
+                                                                         scheme=self.scheme),
+                                                 check_duplication=False)
+        return self._lsh.get(lang) or self._new_lsh(lang)
+
+    def _new_lsh(self, lang: str) -> MinHashLSH:
+        if lang not in self._lsh:
+            self._lsh[lang] = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM, weights=LSH_WEIGHTS)
+        return self._lsh[lang]
+
+    def add(self, keys: list[tuple[str, str]]) -> set[int]:
+        """Place new text keys (language key, matching text), best ranked first; returns the touched groups.
+
+        Each text joins the leader it matches best among the LSH candidates, or
+        leads a new group; a group that gains a Related link is touched too.
+        """
+        touched: set[int] = set()
+        keys = [key for key in keys if key not in self.group_of]
+        hashes = MinHash.bulk([shingles(_hard_tokens(compare_form(m))) for _, m in keys], num_perm=NUM_PERM)
+        signatures = _Signatures(self.groups)
+        for (lang, match), mh in zip(keys, hashes):
+            index = self._index(lang)
+            best: tuple[float, int] | None = None
+            refused = []
+            for number in _nearest(index.query(mh), mh, signatures):
+                verdict = same_ruling(self.groups[number].leader, match)
+                if verdict.same:
+                    if best is None or (verdict.similarity, -number) > (best[0], -best[1]):
+                        best = (verdict.similarity, number)
+                elif verdict.similarity >= RELATED_SIMILARITY:
+                    refused.append((number, verdict))
+            if best is not None:
+                target = best[1]
+                self.groups[target].members[match] = best[0]
+            else:
+                target = self.next_group
+                self.next_group += 1
+                self.groups[target] = Group(lang, match, mh.hashvalues, {match: 1.0})
+                self.scheme = getattr(mh, "scheme", None)
+                index.insert(target, mh, check_duplication=False)
+            self.group_of[(lang, match)] = target
+            touched.add(target)
+            for number, verdict in refused:
+                if number != target and self._link(number, target, verdict):
+                    touched.add(number)
+        return touched
+
+    def _link(self, a: int, b: int, verdict: Verdict) -> bool:
+        known = self.links.get(a, {}).get(b)
+        if known is not None and known[0] >= verdict.similarity:
+            return False
+        found = (verdict.similarity, verdict.reason or "wording differs")
+        self.links.setdefault(a, {})[b] = found
+        self.links.setdefault(b, {})[a] = found
+        return True
+
+    def remove(self, keys: Iterable[tuple[str, str]]) -> tuple[set[int], set[int], dict[tuple[str, str], int]]:
+        """Take text keys out (their last ruling is gone); returns (touched, dissolved, orphans).
+
+        orphans: the remaining text keys of dissolved groups, with the group each was in.
+
+        A group that lost a member is touched; a group that lost its leader is
+        dissolved, and its remaining member texts (orphans) must be added again
+        (``add``) so that they are re-formed around new leaders. Partners of a
+        dissolved group lose the Related link and are touched.
+        """
+        touched: set[int] = set()
+        dissolved: set[int] = set()
+        for key in keys:
+            number = self.group_of.pop(key, None)
+            if number is None:
+                continue
+            group = self.groups[number]
+            group.members.pop(key[1], None)
+            (dissolved if key[1] == group.leader else touched).add(number)
+        orphans = {}
+        for number in sorted(dissolved):
+            group = self.groups.pop(number)
+            if self._lsh is not None and group.lang in self._lsh:
+                self._lsh[group.lang].remove(number)
+            for match in group.members:
+                orphans[(group.lang, match)] = number
+                del self.group_of[(group.lang, match)]
+            for partner in self.links.pop(number, {}):
+                self.links[partner].pop(number, None)
+                touched.add(partner)
+        return touched - dissolved, dissolved, orphans
+
+    def texts(self, number: int) -> list[tuple[str, str]]:
+        """The text keys of a group, leader first."""
+        group = self.groups[number]
+        return [(group.lang, match) for match in group.members]
+
+    def entry(self, number: int, rulings_of: dict[tuple[str, str], list[Ruling]]) -> Entry:
+        """The Entry of a group (content id, no related links) from the rulings of each of its text keys."""
+        group = self.groups[number]
+        return _entry([(r, sim) for match, sim in group.members.items() for r in rulings_of[(group.lang, match)]])
+
+
+class _Signatures:
+    """Read-only view: group number -> leader signature (what _nearest needs)."""
+
+    def __init__(self, groups: dict[int, Group]):
+        self.groups = groups
+
+    def __getitem__(self, number: int) -> np.ndarray:
+        return self.groups[number].signature
 
 
 def _nearest(keys: list[int], mh: MinHash, leader_hashes: list) -> list[int]:

@@ -151,12 +151,14 @@ def _mask_name_runs(text: str, name: str) -> str:
     return text
 
 
-def normalise(rulings: list[Ruling]) -> tuple[list[Ruling], list[Rejection]]:
+def normalise(rulings: list[Ruling], words: Counter | None = None) -> tuple[list[Ruling], list[Rejection]]:
     """Fill ``match`` (and ``repairs``) on each ruling; reject empty ones.
 
-    Returns (kept rulings in input order, rejections with reasons).
+    words: the repair vocabulary (corpus_words of the whole corpus); by default
+    the words of these rulings. Returns (kept rulings in input order, rejections with reasons).
     """
-    words = corpus_words(rulings)
+    if words is None:
+        words = corpus_words(rulings)
     kept, rejected = [], []
     for ruling in rulings:
         ruling.lang = detect_language(ruling.text, default=ruling.lang)

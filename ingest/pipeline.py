@@ -5,16 +5,18 @@ Reading is separate (ingest/read.py) so that callers can cache parsed sources.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Callable
 
-from ingest.dedup import dedup, relink
+from ingest.dedup import MAX_RELATED, Grouper, dedup, rank, relink, text_key
 from ingest.language import declared_disagrees
-from ingest.model import Entry, Ruling
-from ingest.normalise import Rejection, normalise
+from ingest.model import Entry, Related, Ruling, Translation
+from ingest.normalise import Rejection, corpus_words, normalise
 from ingest.tag import tag
-from ingest.translate import link_translations
+from ingest.translate import learn_from_entries, link_rulings, link_translations
 
 
 @dataclass
@@ -73,9 +75,12 @@ class _Clock:
 
 
 def assign_ids(entries: list[Entry], previous_ids: dict[tuple, str],
-               aliases: dict[str, list[str]]) -> None:
-    """Give each entry its carried id where one exists (in place); ids stay unique."""
-    taken: set[str] = set()
+               aliases: dict[str, list[str]], taken: set[str] | None = None) -> None:
+    """Give each entry its carried id where one exists (in place); ids stay unique.
+
+    taken: ids already held by other entries (incremental ingest); extended in place.
+    """
+    taken = set() if taken is None else taken
     claims = []
     for entry in entries:
         votes = Counter()
@@ -97,3 +102,264 @@ def assign_ids(entries: list[Entry], previous_ids: dict[tuple, str],
         merged = [old for old in ranked if old != entry.id and old not in taken]
         entry.aliases = sorted(set(aliases.get(entry.id, [])) | set(merged))
         taken.update(merged)
+
+
+# --- incremental ingest -------------------------------------------------------------------
+
+Ref = tuple[int, int]          # (source number, index of the ruling in what its source's reader returned)
+
+
+@dataclass
+class GroupInfo:
+    """What is remembered of one formed entry besides its variants: id, canonical text and language,
+    set codes (all, and of Chinese variants), source numbers, variants per language, mechanics,
+    translations ((id, lang, text) each) and aliases."""
+
+    id: str
+    lang: str
+    text: str
+    sets: frozenset[str]
+    zh_sets: frozenset[str]
+    sources: frozenset[int]
+    langs: dict[str, int]
+    mechanics: tuple[str, ...]
+    variants: int
+    translations: tuple[tuple[str, str, str], ...] = ()
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass
+class Corpus:
+    """The pipeline's memory between ingests (kept in the index folder's state).
+
+    words: corpus word counts (normalise's first-letter repair vocabulary);
+    same_text: text key of identical texts (language, SHA-1 of the folded text)
+    -> the dedup text key (language key, matching text) they share; refs: the
+    rulings of each dedup text key; grouper: leaders, members, signatures and
+    Related links (ingest/dedup.py Grouper); info: GroupInfo by group number.
+    """
+
+    words: Counter = field(default_factory=Counter)
+    same_text: dict[tuple[str, bytes], tuple[str, str]] = field(default_factory=dict)
+    refs: dict[tuple[str, str], list[Ref]] = field(default_factory=dict)
+    grouper: Grouper = field(default_factory=Grouper)
+    info: dict[int, GroupInfo] = field(default_factory=dict)
+    lexicon: dict[str, frozenset[str]] | None = None      # translation lexicon, learnt on a full pass
+    pairs: dict[str, set[tuple[int, int]]] = field(default_factory=dict)   # translation pairs by set code
+
+
+@dataclass
+class Update:
+    """What one incremental update changed.
+
+    entries: the entries to (re)write, complete; deleted: ids whose documents
+    go; rejections and mismatches (declared language disagrees) of the added
+    rulings by source number; touched: group numbers rewritten.
+    """
+
+    entries: list[Entry]
+    deleted: list[str]
+    rejections: dict[int, list[Rejection]]
+    mismatches: dict[int, list[Ruling]]
+
+
+def _same_text(ruling: Ruling) -> tuple[str, bytes]:
+    lang, folded = text_key(ruling)
+    return lang, hashlib.sha1(folded.encode("utf-8")).digest()[:12]
+
+
+def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[int, list[Ruling]],
+                  fetch: Callable[[list[Ref]], dict[Ref, Ruling]], everything: bool = False,
+                  timings: dict[str, float] | None = None) -> Update:
+    """Apply removed and added sources to the corpus; only what they touch is re-formed.
+
+    removed: source number -> the normalised rulings stored for it (as stored by
+    a former update); added: source number -> rulings as read (card names
+    resolved), normalised here in place with the corpus word counts; fetch:
+    stored normalised rulings by Ref (for entries that gain or lose variants).
+    New texts are matched only against the existing leaders; entries that lost
+    their leader are re-formed from their remaining texts (ingest/dedup.py
+    Grouper). Touched entries are re-tagged, their Related links rebuilt, and
+    translation links recomputed over the entries of the sets that hold Chinese
+    rulings when a touched entry is in such a set. Ids: an existing entry keeps
+    its id; a new one takes the id its variants had (removed in this update,
+    or carried in an export), else its content id (PRODUCT.md "Ids").
+    everything: rewrite every entry (the Whoosh index is being rebuilt).
+    """
+    clock = _Clock(timings)
+    grouper, info = corpus.grouper, corpus.info
+    zh_before = frozenset().union(*(i.zh_sets for i in info.values())) if info else frozenset()
+    # forget removed rulings
+    previous_ids: dict[tuple, str] = {}
+    dead: list[tuple[str, str]] = []
+    touched: set[int] = set()
+    for number, rulings in removed.items():
+        corpus.words.subtract(corpus_words(rulings))
+        for index, ruling in enumerate(rulings):
+            if not ruling.match:
+                continue
+            same = _same_text(ruling)
+            key = corpus.same_text.get(same)
+            refs = corpus.refs.get(key)
+            if refs is None or (number, index) not in refs:
+                continue
+            refs.remove((number, index))
+            group = grouper.group_of.get(key)
+            if group is not None:
+                previous_ids[ruling.key()] = info[group].id
+                touched.add(group)
+            if not refs:
+                del corpus.refs[key]
+                dead.append(key)
+            if corpus.same_text.get(same) == key and key not in corpus.refs:
+                del corpus.same_text[same]
+    corpus.words = +corpus.words
+    lost, dissolved, orphans = grouper.remove(dead)
+    touched |= lost
+    touched -= dissolved
+    old_info = {g: info.pop(g) for g in dissolved}
+    old_aliases = {i.id: list(i.aliases) for i in old_info.values() if i.aliases}
+    clock.lap("remove")
+    # normalise what was added
+    pool: dict[Ref, Ruling] = {}
+    owner: dict[int, int] = {}
+    everyone = []
+    for number, rulings in added.items():
+        corpus.words.update(corpus_words(rulings))
+        for index, ruling in enumerate(rulings):
+            owner[id(ruling)] = number
+            pool[(number, index)] = ruling
+            everyone.append(ruling)
+    ref_of = {id(r): ref for ref, r in pool.items()}
+    kept, rejected = normalise(everyone, corpus.words)
+    changed_sets = {r.set_code.upper() for r in kept if r.set_code}
+    changed_sets |= {r.set_code.upper() for rulings in removed.values() for r in rulings if r.set_code}
+    rejections: dict[int, list[Rejection]] = {}
+    for rejection in rejected:
+        rejections.setdefault(owner[id(rejection.ruling)], []).append(rejection)
+    mismatches: dict[int, list[Ruling]] = {}
+    for ruling in kept:
+        if declared_disagrees(ruling.declared_lang, ruling.lang):
+            mismatches.setdefault(owner[id(ruling)], []).append(ruling)
+    clock.lap("normalise")
+    # place the texts: orphans and new texts in rank order
+    orphan_rulings = fetch([ref for key in orphans for ref in corpus.refs[key]])
+    best: dict[tuple[str, str], tuple] = {}
+    for key, old in orphans.items():
+        best[key] = min(rank(orphan_rulings[ref]) for ref in corpus.refs[key])
+        for ref in corpus.refs[key]:
+            previous_ids[orphan_rulings[ref].key()] = old_info[old].id
+    for ruling in sorted(kept, key=rank):
+        key = corpus.same_text.setdefault(_same_text(ruling), (text_key(ruling)[0], ruling.match))
+        corpus.refs.setdefault(key, []).append(ref_of[id(ruling)])
+        if key in grouper.group_of:
+            touched.add(grouper.group_of[key])
+        elif key not in best:
+            best[key] = rank(ruling)
+    touched |= grouper.add(sorted(best, key=best.get))
+    if everything:
+        touched = set(grouper.groups)
+    clock.lap("dedup")
+    # build the touched entries
+    entries = _materialize(corpus, sorted(touched), pool, fetch)
+    fresh = [entries[g] for g in sorted(entries) if g not in info]
+    taken = {i.id for g, i in info.items()}
+    assign_ids(fresh, previous_ids, old_aliases, taken)
+    for g, entry in entries.items():
+        if g in info:
+            entry.id, entry.aliases = info[g].id, list(info[g].aliases)
+    ids = {g: (entries[g].id if g in entries else i.id) for g, i in info.items()}
+    ids.update({g: e.id for g, e in entries.items()})
+    for g, entry in entries.items():
+        entry.related = _related(grouper.links.get(g, {}), ids)
+    clock.lap("ids")
+    tag(list(entries.values()))
+    before = {g: info[g] for g in entries if g in info}
+    for g, entry in entries.items():
+        info[g] = _info(entry)
+    clock.lap("tag")
+    zh_after = frozenset().union(*(i.zh_sets for i in info.values())) if info else frozenset()
+    new_groups = [g for g in entries if g not in before]
+    moved = changed_sets | set().union(*(i.sets for i in old_info.values()), *(info[g].sets for g in new_groups))
+    rewrite = dict(entries)
+    redo = set(zh_after) if everything or corpus.lexicon is None else moved & (zh_before | zh_after)
+    if redo:
+        # pairs are formed within one set, so only the sets whose rulings or entries moved are linked again
+        universe = [g for g, i in info.items() if i.sets & redo]
+        rest = _materialize(corpus, [g for g in universe if g not in entries], pool, fetch)
+        _complete(rest, info, grouper, ids)
+        linked = [rest.get(g) or entries[g] for g in universe]
+        if everything or corpus.lexicon is None:
+            corpus.lexicon = learn_from_entries(linked)
+        group_of = {id(v.ruling): g for g in universe for v in (rest.get(g) or entries[g]).variants}
+        for code in redo | set(corpus.pairs):
+            if code in redo or code not in zh_after:
+                corpus.pairs.pop(code, None)
+        for zh, en in link_rulings(linked, lexicon=corpus.lexicon):
+            code = zh.set_code.upper()
+            if code in redo:
+                corpus.pairs.setdefault(code, set()).add((group_of[id(zh)], group_of[id(en)]))
+        materialized = {**rest, **entries}
+    else:
+        materialized = dict(entries)
+    partners: dict[int, set[int]] = {}
+    for found in corpus.pairs.values():
+        for a, b in found:
+            if a in info and b in info:
+                partners.setdefault(a, set()).add(b)
+                partners.setdefault(b, set()).add(a)
+    extra = []
+    for g, i in info.items():
+        wanted = tuple(sorted((info[o].id, info[o].lang, info[o].text) for o in partners.get(g, ())))
+        if wanted != i.translations or g in entries:
+            i.translations = wanted
+            if g not in materialized:
+                extra.append(g)
+            else:
+                rewrite[g] = materialized[g]
+    more = _materialize(corpus, extra, pool, fetch)
+    _complete(more, info, grouper, ids)
+    rewrite.update(more)
+    for g, entry in rewrite.items():
+        entry.translations = [Translation(*t) for t in info[g].translations]
+    clock.lap("translate")
+    live = {i.id for i in info.values()}
+    deleted = sorted({i.id for i in old_info.values()} - live)
+    return Update([rewrite[g] for g in sorted(rewrite)], deleted, rejections, mismatches)
+
+
+def _materialize(corpus: Corpus, groups: list[int], pool: dict[Ref, Ruling],
+                 fetch: Callable[[list[Ref]], dict[Ref, Ruling]]) -> dict[int, Entry]:
+    """Entries (content ids) of these groups from their rulings: in the pool, else fetched."""
+    needed = [ref for g in groups for key in corpus.grouper.texts(g) for ref in corpus.refs[key]]
+    fetched = fetch([ref for ref in needed if ref not in pool])
+    entries = {}
+    for g in groups:
+        rulings_of = {key: [pool.get(ref) or fetched[ref] for ref in corpus.refs[key]]
+                      for key in corpus.grouper.texts(g)}
+        entry = corpus.grouper.entry(g, rulings_of)
+        entry.sources = frozenset(ref[0] for key in rulings_of for ref in corpus.refs[key])
+        entries[g] = entry
+    return entries
+
+
+def _complete(entries: dict[int, Entry], info: dict[int, GroupInfo], grouper: Grouper,
+              ids: dict[int, str]) -> None:
+    """Fill id, aliases, mechanics (remembered) and Related links of untouched entries materialized again."""
+    for g, entry in entries.items():
+        entry.id, entry.aliases, entry.mechanics = info[g].id, list(info[g].aliases), list(info[g].mechanics)
+        entry.related = _related(grouper.links.get(g, {}), ids)
+
+
+def _related(partners: dict[int, tuple[float, str]], ids: dict[int, str]) -> list[Related]:
+    found = sorted((-sim, ids[p], reason) for p, (sim, reason) in partners.items() if p in ids)
+    return [Related(id=other, reason=reason) for _, other, reason in found[:MAX_RELATED]]
+
+
+def _info(entry: Entry) -> GroupInfo:
+    zh_sets = {v.ruling.set_code.upper() for v in entry.variants
+               if v.ruling.set_code and v.ruling.lang.startswith("zh")}
+    return GroupInfo(entry.id, entry.lang, entry.text, frozenset(s.upper() for s in entry.sets),
+                     frozenset(zh_sets), entry.sources, dict(Counter(v.ruling.lang for v in entry.variants)),
+                     tuple(entry.mechanics), len(entry.variants),
+                     (), tuple(entry.aliases))

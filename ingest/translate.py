@@ -204,10 +204,34 @@ def _position(index: int, count: int) -> float:
     return index / (count - 1) if count > 1 else 0.0
 
 
-def link_rulings(entries: list[Entry], names: dict[str, dict[str, str]] | None = None
-                 ) -> list[tuple[Ruling, Ruling]]:
-    """The (Chinese ruling, English ruling) pairs found among the entries' variants."""
+def link_rulings(entries: list[Entry], names: dict[str, dict[str, str]] | None = None,
+                 lexicon: dict[str, frozenset[str]] | None = None) -> list[tuple[Ruling, Ruling]]:
+    """The (Chinese ruling, English ruling) pairs found among the entries' variants.
+
+    lexicon: the learnt lexicon to score with (learn_from_entries); by default it is
+    learnt from these entries.
+    """
     names = card_names() if names is None else names
+    entry_of, english, chinese = _by_card(entries, names)
+    if lexicon is None:
+        first = _card_pairs(chinese, english, Scorer(entry_of))
+        lexicon = learn_lexicon([(z, e) for z, e, score in first if score >= LEXICON_SEED_SCORE])
+    scorer = Scorer(entry_of, lexicon)
+    pairs = [(z, e) for z, e, _ in _card_pairs(chinese, english, scorer)]
+    return pairs + _link_general_notes(entries, entry_of, english, names, scorer)
+
+
+def learn_from_entries(entries: list[Entry], names: dict[str, dict[str, str]] | None = None
+                       ) -> dict[str, frozenset[str]]:
+    """The lexicon link_rulings learns from these entries (first-pass pairs scoring LEXICON_SEED_SCORE)."""
+    names = card_names() if names is None else names
+    entry_of, english, chinese = _by_card(entries, names)
+    first = _card_pairs(chinese, english, Scorer(entry_of))
+    return learn_lexicon([(z, e) for z, e, score in first if score >= LEXICON_SEED_SCORE])
+
+
+def _by_card(entries: list[Entry], names: dict[str, dict[str, str]]):
+    """(entry of each ruling by id(), English rulings by (set, card key), Chinese rulings by (set, English card key))."""
     entry_of: dict[int, Entry] = {}
     english: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
     chinese: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
@@ -225,11 +249,7 @@ def link_rulings(entries: list[Entry], names: dict[str, dict[str, str]] | None =
                 name = english_name(r.card, r.set_code, names)
                 if name:
                     chinese[(r.set_code.upper(), _card_key(name))].append(r)
-    first = _card_pairs(chinese, english, Scorer(entry_of))
-    lexicon = learn_lexicon([(z, e) for z, e, score in first if score >= LEXICON_SEED_SCORE])
-    scorer = Scorer(entry_of, lexicon)
-    pairs = [(z, e) for z, e, _ in _card_pairs(chinese, english, scorer)]
-    return pairs + _link_general_notes(entries, entry_of, english, names, scorer)
+    return entry_of, english, chinese
 
 
 def _card_pairs(chinese: dict[tuple[str, str], list[Ruling]], english: dict[tuple[str, str], list[Ruling]],

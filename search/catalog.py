@@ -1,20 +1,28 @@
-"""The index folder as a whole: remembered sources, carried ids, and the ingest operation.
+"""The index folder as a whole: remembered sources, the pipeline's memory, and the ingest operation.
 
 Layout of an index folder::
 
-    state.pkl     sources by path (content hash, size and mtime, format, rulings
-                  read, skip/reject reason, entries contributed to), the id of
-                  every variant key, id aliases, and the hash of every indexed entry
-    summary.json  the figures of ``rulings stats``
-    whoosh/       the Whoosh index of entries (search/index.py)
+    state.pkl       sources by path (content hash, size and mtime, format,
+                    rulings read, skip/reject reason, entries contributed to,
+                    number of its rulings in rulings.sqlite) and the hash of
+                    every indexed entry's JSON
+    corpus.pkl      the pipeline's memory (ingest/pipeline.py Corpus): corpus
+                    word counts, dedup leaders with MinHash signatures, members,
+                    Related links, and what each formed entry is (id, sets, ...)
+    rulings.sqlite  every source's rulings, one row each, loaded only when an
+                    entry they are variants of is rewritten
+    summary.json    the figures of ``rulings stats``
+    whoosh/         the Whoosh index of entries (search/index.py)
 
 Ingest is incremental. A file whose size and mtime are unchanged, or whose
-content hash (SHA-1) is unchanged, is not parsed again: its remembered rulings
-are reused. When no source was added, changed or dropped, ingest writes
-nothing at all. Otherwise the pipeline (normalise -> dedup -> ids -> tag) runs
-over every remembered ruling, so its decisions are exactly those of a full
-rebuild, and the Whoosh index is updated, not recreated: only the entries
-whose JSON changed (compared by id and SHA-1 of the JSON) are deleted and added.
+content hash (SHA-1) is unchanged, is not parsed again. When no source was
+added, changed or dropped, ingest writes nothing at all. Otherwise only what
+the changed sources touch is re-processed (ingest/pipeline.py update_corpus):
+new rulings are normalised and matched against the existing leaders only,
+entries that lost their leader are re-formed, and only touched entries are
+re-tagged, re-linked and rewritten in the Whoosh index (compared by id and
+SHA-1 of the JSON). Where the result may differ from a full rebuild
+(``--rebuild``) is described in ingest/dedup.py Grouper and docs/scaling.md.
 
 The pipeline and the readers are imported inside the functions that need them,
 so that a query (which only opens the Whoosh index) never pays for them.
@@ -22,13 +30,13 @@ so that a query (which only opens the Whoosh index) never pays for them.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import os
 import pickle
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -39,11 +47,104 @@ from search import index
 
 if TYPE_CHECKING:
     from ingest.model import Entry, Ruling
+    from ingest.pipeline import Corpus
     from ingest.read import FileResult
 
 STATE = "state.pkl"
 SUMMARY = "summary.json"
-STATE_VERSION = 2
+RULINGS_DB = "rulings.sqlite"
+CORPUS = "corpus.pkl"
+STATE_VERSION = 3
+
+
+class StoredRulings(Sequence):
+    """The rulings read from one source, kept on disk (RULINGS_DB) and loaded only when iterated.
+
+    len() needs no disk access. Rulings come back normalised (``match``,
+    detected ``lang``, repairs filled) with card names resolved.
+    """
+
+    def __init__(self, db: str, number: int, count: int):
+        self.db, self.number, self.count = db, number, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, index):
+        return self._load()[index]
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def _load(self) -> list[Ruling]:
+        return RulingStore(Path(self.db)).rulings(self.number) if self.count else []
+
+
+class RulingStore:
+    """Every source's rulings in one SQLite table (standard library), one row per ruling.
+
+    Rows are (source number, index in the reader's list, pickled field tuple);
+    loading an entry's variants reads only their rows.
+    """
+
+    FIELDS = ("text", "position", "lang", "date", "date_ambiguous", "card", "set_code", "oracle_id",
+              "publisher", "declared_lang", "entry_id", "match", "repairs", "repaired_text")
+
+    def __init__(self, path: Path):
+        import sqlite3
+
+        if path.is_dir():
+            path = path / RULINGS_DB
+        self.path = path
+        self.db = sqlite3.connect(str(path))
+        self.db.execute("CREATE TABLE IF NOT EXISTS rulings (source INTEGER, idx INTEGER, data BLOB, "
+                        "PRIMARY KEY (source, idx)) WITHOUT ROWID")
+
+    @classmethod
+    def _pack(cls, ruling: Ruling) -> bytes:
+        return pickle.dumps((ruling.source.path, ruling.source.format)
+                            + tuple(getattr(ruling, name) for name in cls.FIELDS), protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def _unpack(cls, data: bytes) -> Ruling:
+        from ingest.model import Ruling, Source
+
+        path, fmt, *values = pickle.loads(data)
+        return Ruling(source=Source(path, fmt), **dict(zip(cls.FIELDS, values)))
+
+    def put(self, number: int, rulings: list[Ruling]) -> None:
+        """Store a source's rulings under its number (not committed yet)."""
+        self.db.executemany("INSERT OR REPLACE INTO rulings VALUES (?, ?, ?)",
+                            ((number, i, self._pack(r)) for i, r in enumerate(rulings)))
+
+    def drop(self, numbers: list[int]) -> None:
+        """Forget the rulings of these source numbers (not committed yet)."""
+        self.db.executemany("DELETE FROM rulings WHERE source = ?", ((n,) for n in numbers))
+
+    def commit(self) -> None:
+        """Make the stored changes durable."""
+        self.db.commit()
+
+    def rulings(self, number: int) -> list[Ruling]:
+        """The rulings of one source number, in reader order."""
+        rows = self.db.execute("SELECT data FROM rulings WHERE source = ? ORDER BY idx", (number,))
+        return [self._unpack(data) for data, in rows]
+
+    def get(self, refs: list[tuple[int, int]]) -> dict[tuple[int, int], Ruling]:
+        """Rulings by (source number, index)."""
+        found = {}
+        by_source: dict[int, list[int]] = {}
+        for number, idx in refs:
+            by_source.setdefault(number, []).append(idx)
+        for number, wanted in by_source.items():
+            wanted = sorted(set(wanted))
+            for start in range(0, len(wanted), 900):
+                chunk = wanted[start:start + 900]
+                rows = self.db.execute(f"SELECT idx, data FROM rulings WHERE source = ? AND idx IN "
+                                       f"({','.join('?' * len(chunk))})", (number, *chunk))
+                for idx, data in rows:
+                    found[(number, idx)] = self._unpack(data)
+        return found
 
 
 @dataclass
@@ -51,7 +152,11 @@ class SourceRecord:
     """One remembered source file: content hash (SHA-1 hex) and what reading it gave.
 
     size (bytes) and mtime_ns let an unchanged file be recognised without hashing;
-    entries is the number of entries its rulings are variants of after the last ingest.
+    entries is the number of entries its rulings are variants of after the last ingest;
+    number: the key of its rulings in RULINGS_DB (a changed file gets a new one);
+    rejected: rulings normalisation dropped, per reason; mismatches: rulings whose
+    declared language disagrees with the detected one (mismatch_json shape);
+    warnings: rulings kept with a reader warning (an invalid date), per reason.
     """
 
     path: str
@@ -60,22 +165,33 @@ class SourceRecord:
     size: int = -1
     mtime_ns: int = -1
     entries: int = 0
+    number: int = -1
+    rejected: dict[str, int] = field(default_factory=dict)
+    mismatches: list[dict] = field(default_factory=list)
+    warnings: dict[str, int] = field(default_factory=dict)       # reader warnings per reason
 
 
 @dataclass
 class State:
     """What the index folder remembers between commands.
 
-    sources: SourceRecord by source key (absolute path); ids: entry id by variant
-    key (Ruling.key()); aliases: merged-away ids by entry id; entry_hashes: SHA-1
-    of each indexed entry's JSON by entry id (what the Whoosh index holds).
+    sources: SourceRecord by source key (absolute path); corpus: the pipeline's
+    memory (ingest/pipeline.py Corpus: word counts, dedup leaders, signatures,
+    links, formed entries); entry_hashes: SHA-1 of each indexed entry's JSON by
+    entry id (what the Whoosh index holds); next_source: the next source number.
     """
 
     sources: dict[str, SourceRecord] = field(default_factory=dict)
-    ids: dict[tuple, str] = field(default_factory=dict)
-    aliases: dict[str, list[str]] = field(default_factory=dict)
+    corpus: Corpus = field(default_factory=lambda: _new_corpus())
     entry_hashes: dict[str, str] = field(default_factory=dict)
+    next_source: int = 0
     version: int = STATE_VERSION
+
+
+def _new_corpus() -> Corpus:
+    from ingest.pipeline import Corpus
+
+    return Corpus()
 
 
 @dataclass
@@ -98,6 +214,7 @@ class IngestReport:
     index_changes: dict[str, int] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     language_mismatches: list[dict] = field(default_factory=list)
+    warnings: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """PRODUCT.md "Other JSON shapes": rulings, entries, formats, skipped, rejected, rejected_rulings, seconds."""
@@ -116,7 +233,7 @@ class IngestReport:
             "rejected_rulings": self.rejected_rulings,
             "seconds": round(self.seconds, 3),
             "language_mismatches": self.language_mismatches,
-            "warnings": reader_warnings(r for result in self.files for r in result.rulings),
+            "warnings": self.warnings,
         }
 
 
@@ -126,31 +243,50 @@ def reader_warnings(rulings) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def load_state(index_dir: Path) -> State:
-    """The remembered state, or an empty one for a new folder. Raises DamagedIndex if unreadable."""
+def load_state(index_dir: Path, corpus: bool = True) -> State:
+    """The remembered state, or an empty one for a new folder. Raises DamagedIndex if unreadable.
+
+    corpus: also load the pipeline's memory (CORPUS); without it ``state.corpus`` is empty
+    (enough for listing sources).
+    """
     path = index_dir / STATE
     if not path.exists():
         if index.exists(index_dir):
             raise DamagedIndex(f"{path}: missing beside an existing index, so the sources it held are "
                                "unknown; run 'rulings ingest --rebuild SOURCE...'")
         return State()
-    try:
-        with open(path, "rb") as handle:
-            state = pickle.load(handle)
-    except Exception as err:  # pickle raises many kinds for a damaged file
-        raise DamagedIndex(f"{path}: cannot be read ({type(err).__name__}); "
-                           "run 'rulings ingest --rebuild'") from None
+    state = _unpickle(path)
     if not isinstance(state, State) or getattr(state, "version", None) != STATE_VERSION:
         raise DamagedIndex(f"{path}: made by another version; run 'rulings ingest --rebuild'")
+    if corpus:
+        state.corpus = _unpickle(index_dir / CORPUS)
+    db = str(index_dir / RULINGS_DB)
+    for record in state.sources.values():
+        if isinstance(record.result.rulings, StoredRulings):
+            record.result.rulings.db = db
     return state
 
 
+def _unpickle(path: Path):
+    try:
+        with open(path, "rb") as handle:
+            return pickle.load(handle)
+    except Exception as err:  # pickle raises many kinds for a damaged file
+        raise DamagedIndex(f"{path}: cannot be read ({type(err).__name__}); "
+                           "run 'rulings ingest --rebuild'") from None
+
+
 def save_state(index_dir: Path, state: State) -> None:
-    """Write the state atomically (temporary file, then rename)."""
-    tmp = index_dir / (STATE + ".tmp")
-    with open(tmp, "wb") as handle:
-        pickle.dump(state, handle, protocol=pickle.HIGHEST_PROTOCOL)
-    tmp.replace(index_dir / STATE)
+    """Write the state (STATE) and the pipeline's memory (CORPUS) atomically (temporary files, then rename)."""
+    corpus, state.corpus = state.corpus, None
+    try:
+        for name, value in ((CORPUS, corpus), (STATE, state)):
+            tmp = index_dir / (name + ".tmp")
+            with open(tmp, "wb") as handle:
+                pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            tmp.replace(index_dir / name)
+    finally:
+        state.corpus = corpus
 
 
 def file_sha1(path: Path) -> str:
@@ -167,11 +303,12 @@ def source_key(path: Path) -> str:
     return str(path.resolve())
 
 
-def read_source(path: Path, state: State) -> tuple[FileResult, bool]:
-    """Read one file, reusing the remembered result when it is unchanged.
+def read_source(path: Path, state: State) -> tuple[FileResult, SourceRecord | None, SourceRecord | None]:
+    """Read one file unless it is unchanged since it was remembered.
 
     Unchanged means the same size and mtime as remembered, or else the same
-    content hash. Returns (result, True when the file was parsed now).
+    content hash. Returns (result, the new record when the file was parsed now,
+    the record it replaces or None); the new record is already in state.sources.
     """
     from ingest.read import FileResult, read_file
 
@@ -180,19 +317,21 @@ def read_source(path: Path, state: State) -> tuple[FileResult, bool]:
     try:
         stat = os.stat(path)
         if known is not None and (known.size, known.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
-            return known.result, False
+            return known.result, None, None
         sha1 = file_sha1(path)
     except OSError as err:
-        return FileResult(str(path), rejected=f"cannot be read ({err.strerror or err})"), False
+        return FileResult(str(path), rejected=f"cannot be read ({err.strerror or err})"), None, None
     if known is not None and known.sha1 == sha1:
         known.size, known.mtime_ns = stat.st_size, stat.st_mtime_ns
-        return known.result, False
+        return known.result, None, None
     try:
         result = read_file(path)
     except OSError as err:
-        return FileResult(str(path), rejected=f"cannot be read ({err.strerror or err})"), False
-    state.sources[key] = SourceRecord(key, sha1, result, stat.st_size, stat.st_mtime_ns)
-    return result, True
+        return FileResult(str(path), rejected=f"cannot be read ({err.strerror or err})"), None, None
+    record = SourceRecord(key, sha1, result, stat.st_size, stat.st_mtime_ns, number=state.next_source)
+    state.next_source += 1
+    state.sources[key] = record
+    return result, record, known
 
 
 def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestReport:
@@ -200,10 +339,11 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
 
     A source ingested before under the same path is replaced by its current
     content; re-ingesting a folder drops remembered sources under it that no
-    longer exist. When nothing changed (and the index exists) nothing is
-    written. Raises ReadError for a path that does not exist (nothing is
-    changed then). Files named directly that cannot be read are listed in
-    ``named_failures``.
+    longer exist. Only what the added, changed and dropped files touch is
+    re-processed (ingest/pipeline.py update_corpus). When nothing changed (and
+    the index exists) nothing is written. Raises ReadError for a path that does
+    not exist (nothing is changed then). Files named directly that cannot be
+    read are listed in ``named_failures``.
     """
     from ingest.read import walk
 
@@ -212,37 +352,45 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
         if not path.exists():
             raise ReadError(str(path), "no such file or directory")
     index_dir.mkdir(parents=True, exist_ok=True)
-    state = State() if rebuild else load_state(index_dir)
+    if rebuild:
+        for name in (STATE, CORPUS, RULINGS_DB):
+            (index_dir / name).unlink(missing_ok=True)
+    state = State() if rebuild else load_state(index_dir, corpus=False)
     files, named_failures = [], []
-    parsed, dropped = 0, 0
+    added: list[SourceRecord] = []
+    removed: list[SourceRecord] = []
     timings: dict[str, float] = {}
     for path in paths:
         seen = set()
         for file in walk(path):
             seen.add(source_key(file))
-            result, was_parsed = read_source(file, state)
-            parsed += was_parsed
+            result, record, replaced = read_source(file, state)
+            if record is not None:
+                added.append(record)
+            if replaced is not None:
+                removed.append(replaced)
             files.append(result)
             if path.is_file() and result.rejected:
                 named_failures.append(f"{file}: {result.rejected}")
         if path.is_dir():
             prefix = source_key(path).rstrip("/") + "/"
             for key in [k for k in state.sources if k.startswith(prefix) and k not in seen]:
-                del state.sources[key]
-                dropped += 1
+                removed.append(state.sources.pop(key))
     timings["read"] = time.perf_counter() - started
-    if not (rebuild or parsed or dropped) and index.exists(index_dir) and (index_dir / SUMMARY).exists():
+    if not (rebuild or added or removed) and index.exists(index_dir) and (index_dir / SUMMARY).exists():
         figures = summary(index_dir)
         return IngestReport(files, figures["entries"], figures.get("rejected_reasons", {}),
                             time.perf_counter() - started, named_failures, changed=False, timings=timings,
-                            language_mismatches=figures.get("language_mismatches", []))
-    entries, rejected, changes = update_entries(index_dir, state, full=rebuild, timings=timings)
-    mark = time.perf_counter()
-    save_state(index_dir, state)
-    timings["save"] = time.perf_counter() - mark
-    return IngestReport(files, len(entries), rejected, time.perf_counter() - started, named_failures,
-                        changed=True, parsed=parsed, index_changes=changes, timings=timings,
-                        language_mismatches=summary(index_dir).get("language_mismatches", []))
+                            language_mismatches=figures.get("language_mismatches", []),
+                            warnings=figures.get("warnings", {}))
+    if not rebuild and (index_dir / STATE).exists():
+        state.corpus = _unpickle(index_dir / CORPUS)      # the pipeline's memory, only when there is work
+    changes = update_entries(index_dir, state, added, removed, full=rebuild, timings=timings)
+    figures = summary(index_dir)
+    return IngestReport(files, figures["entries"], figures["rejected_reasons"], time.perf_counter() - started,
+                        named_failures, changed=True, parsed=len(added), index_changes=changes,
+                        timings=timings, language_mismatches=figures.get("language_mismatches", []),
+                        warnings=figures.get("warnings", {}))
 
 
 def remove(index_dir: Path, path: Path) -> tuple[list[SourceRecord], int]:
@@ -260,32 +408,20 @@ def remove(index_dir: Path, path: Path) -> tuple[list[SourceRecord], int]:
         raise RulingsError(f"{path}: not an ingested source (see 'rulings sources')")
     for record in dropped:
         del state.sources[record.path]
-    entries, _, _ = update_entries(index_dir, state)
-    save_state(index_dir, state)
-    return dropped, len(entries)
+    update_entries(index_dir, state, [], dropped)
+    return dropped, len(state.corpus.info)
 
 
 def sources(index_dir: Path) -> list[SourceRecord]:
     """The remembered sources, sorted by path."""
-    state = load_state(index_dir)
+    state = load_state(index_dir, corpus=False)
     return [state.sources[key] for key in sorted(state.sources)]
 
 
 def remembered_rulings(state: State) -> list[Ruling]:
-    """Every ruling of every remembered source, in source-path order.
-
-    A ruling that carries only an oracle_id (Scryfall) gets the card name that any
-    remembered source maps that id to (a Scryfall card list, MTGJSON v5
-    ``identifiers.scryfallOracleId``); the remembered ruling itself is not changed.
-    """
-    names = card_names(state)
-    rulings = []
-    for key in sorted(state.sources):
-        for ruling in state.sources[key].result.rulings:
-            if ruling.card is None and ruling.oracle_id in names:
-                ruling = replace(ruling, card=names[ruling.oracle_id])
-            rulings.append(ruling)
-    return rulings
+    """Every ruling of every remembered source, in source-path order (as stored: normalised,
+    card names resolved; see StoredRulings)."""
+    return [ruling for key in sorted(state.sources) for ruling in state.sources[key].result.rulings]
 
 
 def card_names(state: State) -> dict[str, str]:
@@ -302,66 +438,99 @@ def entry_hash(entry_json: str) -> str:
     return hashlib.sha1(entry_json.encode("utf-8")).hexdigest()
 
 
-def update_entries(index_dir: Path, state: State, full: bool = False,
-                   timings: dict[str, float] | None = None) -> tuple[list[Entry], dict[str, int], dict[str, int]]:
-    """Run the pipeline over all remembered rulings and bring the index, summary and ids up to date.
+def update_entries(index_dir: Path, state: State, added: list[SourceRecord], removed: list[SourceRecord],
+                   full: bool = False, timings: dict[str, float] | None = None) -> dict[str, int]:
+    """Apply added and removed sources to the entries, the Whoosh index, the summary and the state.
 
-    The pipeline works on copies of the remembered rulings (it fills ``match``
-    and repairs), so the remembered reader output stays as read. The Whoosh
-    index is recreated when ``full`` or when it does not exist; otherwise only
-    entries whose JSON hash differs from the remembered one are replaced, and
-    entries that no longer form are deleted. Returns (entries, rejected rulings
-    per reason, index changes {"added", "deleted", "kept"}). timings, when
-    given, receives the seconds of each pipeline stage and of "index".
+    added: records just read (their rulings in memory; they are normalised,
+    stored in RULINGS_DB and replaced by StoredRulings); removed: records
+    forgotten (their stored rulings are dropped). A ruling that carries only an
+    oracle_id (Scryfall) gets the card name that a remembered source maps that
+    id to (a Scryfall card list, MTGJSON v5 ``identifiers.scryfallOracleId``).
+    The Whoosh index is recreated when ``full`` or when it does not exist
+    (then every entry is written); otherwise only the touched entries whose
+    JSON hash changed are replaced, and entries that no longer form are
+    deleted. Returns the index changes {"added", "deleted", "kept"}; timings,
+    when given, receives the seconds of each stage.
     """
-    from ingest.model import entry_to_dict
-    from ingest.pipeline import build_entries
+    from ingest.pipeline import update_corpus
 
-    owner: dict[int, str] = {}
-    rulings = []
-    for key in sorted(state.sources):
-        for ruling in state.sources[key].result.rulings:
-            working = copy.copy(ruling)
-            owner[id(working)] = key
-            rulings.append(working)
-    result = build_entries(rulings, state.ids, state.aliases, timings)
-    mark = time.perf_counter()
+    store = RulingStore(index_dir)
     full = full or not index.exists(index_dir)
-    old = {} if full else state.entry_hashes
-    new_ids = {entry.id for entry in result.entries}
-    gone = [entry_id for entry_id in old if entry_id not in new_ids]
-    new_hashes: dict[str, str] = {}
-
-    def changed_documents():
-        for entry in result.entries:
-            shape = entry_to_dict(entry)
-            text = json.dumps(shape, ensure_ascii=False)
-            digest = new_hashes[entry.id] = entry_hash(text)
-            if old.get(entry.id) != digest:
-                yield shape, text, entry.id in old
-
-    added = index.write_documents(index_dir, changed_documents(), gone, create=full)
-    changes = {"added": added, "deleted": len(gone), "kept": len(new_hashes) - added}
-    state.entry_hashes = new_hashes
+    names = card_names(state)
+    fresh = {}
+    for record in added:
+        rulings = [replace(r, card=names[r.oracle_id]) if r.card is None and r.oracle_id in names else r
+                   for r in record.result.rulings]
+        fresh[record.number] = rulings
+    gone = {record.number: store.rulings(record.number) for record in removed}
+    result = update_corpus(state.corpus, gone, fresh, store.get, everything=full, timings=timings)
+    mark = time.perf_counter()
+    for record in added:
+        rulings = fresh[record.number]
+        store.put(record.number, rulings)
+        record.rejected = dict(Counter(r.reason for r in result.rejections.get(record.number, [])))
+        record.mismatches = [mismatch_json(r) for r in result.mismatches.get(record.number, [])]
+        record.warnings = reader_warnings(rulings)
+        record.result.rulings = StoredRulings(str(store.path), record.number, len(rulings))
+    store.commit()
+    if timings is not None:
+        timings["store"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    changes = write_index(index_dir, state, result.entries, result.deleted, full)
     if timings is not None:
         timings["index"] = time.perf_counter() - mark
-    state.ids = {v.ruling.key(): e.id for e in result.entries for v in e.variants}
-    state.aliases = {e.id: e.aliases for e in result.entries if e.aliases}
-    contributed: dict[str, set] = {key: set() for key in state.sources}
-    for entry in result.entries:
-        for variant in entry.variants:
-            contributed[owner[id(variant.ruling)]].add(entry.id)
-    for key, record in state.sources.items():
-        record.entries = len(contributed[key])
-    write_summary(index_dir, state, result.entries, result.rejected_counts(),
-                  [mismatch_json(r) for r in result.language_mismatches])
-    return result.entries, result.rejected_counts(), changes
+    mark = time.perf_counter()
+    contributed = Counter(n for info in state.corpus.info.values() for n in info.sources)
+    for record in state.sources.values():
+        record.entries = contributed.get(record.number, 0)
+    write_summary(index_dir, state)
+    save_state(index_dir, state)
+    store.drop([record.number for record in removed])
+    store.commit()
+    if timings is not None:
+        timings["save"] = time.perf_counter() - mark
+    return changes
+
+
+def write_index(index_dir: Path, state: State, entries: list[Entry], deleted: list[str],
+                full: bool) -> dict[str, int]:
+    """Write these entries' documents (those whose JSON hash changed) and delete the deleted ids.
+
+    full: recreate the index with exactly these entries. Returns {"added", "deleted", "kept"}.
+    """
+    from ingest.model import entry_to_dict
+
+    hashes = {} if full else state.entry_hashes
+    for entry_id in deleted:
+        hashes.pop(entry_id, None)
+    added = 0
+
+    def changed_documents():
+        nonlocal added
+        for entry in entries:
+            shape = entry_to_dict(entry)
+            text = json.dumps(shape, ensure_ascii=False)
+            digest = entry_hash(text)
+            if hashes.get(entry.id) != digest:
+                replaced = entry.id in hashes
+                hashes[entry.id] = digest
+                yield shape, text, replaced
+
+    added = index.write_documents(index_dir, changed_documents(), deleted, create=full)
+    state.entry_hashes = hashes
+    return {"added": added, "deleted": len(deleted), "kept": len(hashes) - added}
 
 
 def rebuild_entries(index_dir: Path, state: State) -> tuple[list[Entry], dict[str, int]]:
-    """Run the pipeline over all remembered rulings and rewrite the whole index (see update_entries)."""
-    entries, rejected, _ = update_entries(index_dir, state, full=True)
-    return entries, rejected
+    """Rewrite the whole Whoosh index from the remembered state (its files went missing)."""
+    from ingest.pipeline import update_corpus
+
+    store = RulingStore(index_dir)
+    result = update_corpus(state.corpus, {}, {}, store.get, everything=True)
+    write_index(index_dir, state, result.entries, [], full=True)
+    write_summary(index_dir, state)
+    return result.entries, summary(index_dir)["rejected_reasons"]
 
 
 def mismatch_json(ruling: Ruling) -> dict:
@@ -370,8 +539,7 @@ def mismatch_json(ruling: Ruling) -> dict:
             "detected": ruling.lang, "text": ruling.text[:80]}
 
 
-def write_summary(index_dir: Path, state: State, entries: list[Entry], rejected: dict[str, int],
-                  language_mismatches: list[dict] | None = None) -> None:
+def write_summary(index_dir: Path, state: State) -> None:
     """Write summary.json: the figures of ``rulings stats`` (PRODUCT.md "Other JSON shapes")."""
     results = [record.result for record in state.sources.values()]
     formats: dict[str, dict[str, int]] = {}
@@ -380,19 +548,29 @@ def write_summary(index_dir: Path, state: State, entries: list[Entry], rejected:
             slot = formats.setdefault(result.format, {"files": 0, "rulings": 0})
             slot["files"] += 1
             slot["rulings"] += len(result.rulings)
-    languages = Counter(v.ruling.lang for e in entries for v in e.variants)
+    infos = state.corpus.info.values()
+    languages: Counter = Counter()
+    for info in infos:
+        languages.update(info.langs)
+    rejected: Counter = Counter()
+    for record in state.sources.values():
+        rejected.update(record.rejected)
+    mismatches = [m for key in sorted(state.sources) for m in state.sources[key].mismatches]
+    warnings: Counter = Counter()
+    for record in state.sources.values():
+        warnings.update(record.warnings)
     summary = {
         "rulings": sum(len(r.rulings) for r in results),
-        "entries": len(entries),
-        "variants": sum(len(e.variants) for e in entries),
+        "entries": len(state.corpus.info),
+        "variants": sum(info.variants for info in infos),
         "rejected_rulings": sum(rejected.values()),
-        "rejected_reasons": rejected,
+        "rejected_reasons": dict(rejected),
         "languages": dict(sorted(languages.items())),
         "formats": dict(sorted(formats.items())),
-        "mechanics": len({m for e in entries for m in e.mechanics}),
+        "mechanics": len({m for info in infos for m in info.mechanics}),
         "sources": sum(1 for r in results if r.rulings),     # files that yielded rulings
-        "language_mismatches": language_mismatches or [],
-        "warnings": reader_warnings(r for result in results for r in result.rulings),
+        "language_mismatches": mismatches,
+        "warnings": dict(sorted(warnings.items())),
         "ingested": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
     }
     (index_dir / SUMMARY).write_text(json.dumps(summary, ensure_ascii=False, indent=1), "utf-8")

@@ -125,3 +125,37 @@ def test_missing_whoosh_folder_is_rebuilt_whole(tmp_path, seeds):
     report = catalog.ingest(ix, [seeds])
     assert report.changed and report.index_changes["added"] == 43
     assert len(list(index.all_entries(ix))) == 43
+
+
+def test_an_entry_that_lost_its_leader_is_re_formed_around_a_member(tmp_path, seeds):
+    """Removing the file that holds an entry's leading text dissolves the entry; its other texts form
+    again, and every member of every entry still matches its leader (no drift through chains)."""
+    from pathlib import Path
+
+    from ingest.dedup import same_ruling
+
+    ix = tmp_path / "ix"
+    catalog.ingest(ix, [seeds])
+    state = catalog.load_state(ix)
+    corpus = state.corpus
+    paths = {record.number: record.path for record in state.sources.values()}
+    number, group = next((n, g) for n, g in corpus.grouper.groups.items() if len(g.members) >= 3
+                         and len({paths[s] for m in g.members for s, _ in corpus.refs[(g.lang, m)]}) >= 3)
+    leader_files = {paths[s] for s, _ in corpus.refs[(group.lang, group.leader)]}
+    others = {(group.lang, m) for m in group.members if m != group.leader}
+    entry_id = corpus.info[number].id
+    for path in sorted(leader_files):
+        catalog.remove(ix, Path(path))
+    after = catalog.load_state(ix).corpus
+    assert number not in after.grouper.groups
+    kept = {after.grouper.group_of[key] for key in others if key in after.grouper.group_of}
+    assert len(kept) == 1                       # the remaining proliferate texts still form one entry
+    (reformed,) = kept
+    assert after.info[reformed].id == entry_id    # and it keeps the id of the dissolved entry
+    for g in after.grouper.groups.values():
+        assert all(same_ruling(g.leader, match).same for match in g.members)
+    fresh = tmp_path / "fresh"
+    for path in leader_files:
+        Path(path).unlink()
+    catalog.ingest(fresh, [seeds])
+    assert groupings(ix) == groupings(fresh)
