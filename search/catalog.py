@@ -303,35 +303,74 @@ def source_key(path: Path) -> str:
     return str(path.resolve())
 
 
-def read_source(path: Path, state: State) -> tuple[FileResult, SourceRecord | None, SourceRecord | None]:
-    """Read one file unless it is unchanged since it was remembered.
+@dataclass
+class Pending:
+    """A file that must be parsed now: its key, content hash, stat and the record it replaces."""
 
-    Unchanged means the same size and mtime as remembered, or else the same
-    content hash. Returns (result, the new record when the file was parsed now,
-    the record it replaces or None); the new record is already in state.sources.
+    path: Path
+    key: str
+    sha1: str
+    size: int
+    mtime_ns: int
+    known: SourceRecord | None
+
+
+def check_source(path: Path, state: State):
+    """The remembered FileResult of an unchanged file, a Pending for a new or changed one,
+    or a rejected FileResult when the file cannot be read.
+
+    Unchanged means the same size and mtime as remembered, or else the same content hash.
     """
-    from ingest.read import FileResult, read_file
+    from ingest.read import FileResult
 
     key = source_key(path)
     known = state.sources.get(key)
     try:
         stat = os.stat(path)
         if known is not None and (known.size, known.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
-            return known.result, None, None
+            return known.result
         sha1 = file_sha1(path)
     except OSError as err:
-        return FileResult(str(path), rejected=f"cannot be read ({err.strerror or err})"), None, None
+        return FileResult(str(path), rejected=f"cannot be read ({err.strerror or err})")
     if known is not None and known.sha1 == sha1:
         known.size, known.mtime_ns = stat.st_size, stat.st_mtime_ns
-        return known.result, None, None
+        return known.result
+    return Pending(path, key, sha1, stat.st_size, stat.st_mtime_ns, known)
+
+
+def parse_file(path: Path):
+    """read_file() of one path; a file that cannot be opened becomes a rejected FileResult."""
+    from ingest.read import FileResult, read_file
+
     try:
-        result = read_file(path)
+        return read_file(path)
     except OSError as err:
-        return FileResult(str(path), rejected=f"cannot be read ({err.strerror or err})"), None, None
-    record = SourceRecord(key, sha1, result, stat.st_size, stat.st_mtime_ns, number=state.next_source)
+        return FileResult(str(path), rejected=f"cannot be read ({err.strerror or err})")
+
+
+PARALLEL_MIN_FILES = 4
+
+
+def parse_files(paths: list[Path]) -> list:
+    """FileResults of the paths, in the same order; parsed in worker processes (one per core,
+    at most 4) when there are PARALLEL_MIN_FILES files or more, since reading is CPU-bound
+    Python (docx, PDF and JSON parsing) and files are independent."""
+    workers = min(os.cpu_count() or 1, 4)
+    if len(paths) < PARALLEL_MIN_FILES or workers < 2:
+        return [parse_file(path) for path in paths]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(parse_file, paths, chunksize=1))
+
+
+def remember(pending: Pending, result, state: State) -> SourceRecord:
+    """Record a freshly parsed source in state.sources under a new source number."""
+    record = SourceRecord(pending.key, pending.sha1, result, pending.size, pending.mtime_ns,
+                          number=state.next_source)
     state.next_source += 1
-    state.sources[key] = record
-    return result, record, known
+    state.sources[pending.key] = record
+    return record
 
 
 def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestReport:
@@ -360,22 +399,31 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
     added: list[SourceRecord] = []
     removed: list[SourceRecord] = []
     timings: dict[str, float] = {}
+    checked = []                                   # (file, named on the command line, result or Pending)
     for path in paths:
         seen = set()
         for file in walk(path):
             seen.add(source_key(file))
-            result, record, replaced = read_source(file, state)
-            if record is not None:
-                added.append(record)
-            if replaced is not None:
-                removed.append(replaced)
-            files.append(result)
-            if path.is_file() and result.rejected:
-                named_failures.append(f"{file}: {result.rejected}")
+            checked.append((file, path.is_file(), check_source(file, state)))
         if path.is_dir():
             prefix = source_key(path).rstrip("/") + "/"
             for key in [k for k in state.sources if k.startswith(prefix) and k not in seen]:
                 removed.append(state.sources.pop(key))
+    pending = [item for _, _, item in checked if isinstance(item, Pending)]
+    parsed = dict(zip((p.key for p in pending), parse_files([p.path for p in pending])))
+    remembered: set[str] = set()                   # a file reached twice (overlapping paths) counts once
+    for file, named, item in checked:
+        result = item
+        if isinstance(item, Pending):
+            result = parsed[item.key]
+            if item.key not in remembered:
+                remembered.add(item.key)
+                added.append(remember(item, result, state))
+                if item.known is not None:
+                    removed.append(item.known)
+        files.append(result)
+        if named and result.rejected:
+            named_failures.append(f"{file}: {result.rejected}")
     timings["read"] = time.perf_counter() - started
     if not (rebuild or added or removed) and index.exists(index_dir) and (index_dir / SUMMARY).exists():
         figures = summary(index_dir)

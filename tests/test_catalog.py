@@ -159,3 +159,15 @@ def test_an_entry_that_lost_its_leader_is_re_formed_around_a_member(tmp_path, se
         Path(path).unlink()
     catalog.ingest(fresh, [seeds])
     assert groupings(ix) == groupings(fresh)
+
+
+def test_overlapping_paths_read_a_file_once(tmp_path):
+    from corpus import corpus_files
+    from search import catalog
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for path in corpus_files():
+        (folder / path.name).write_bytes(path.read_bytes())
+    report = catalog.ingest(tmp_path / "ix", [folder, folder / corpus_files()[0].name])
+    assert report.to_json()["entries"] == 43
+    assert catalog.summary(tmp_path / "ix")["rulings"] == 54
