@@ -118,13 +118,13 @@ def write_entries(index_dir: Path, entries: list[Entry]) -> None:
     folder = index_dir / WHOOSH_DIR
     folder.mkdir(parents=True, exist_ok=True)
     ix = whoosh_index.create_in(str(folder), schema())
-    with _writer(ix) as writer:
+    with _writer(ix, full=True) as writer:
         for entry in entries:
             writer.add_document(**document(entry_to_dict(entry)))
     _forget(index_dir)
 
 
-def _writer(ix):
+def _writer(ix, full: bool = False):
     """A Whoosh segment writer that skips two costs of its segment flush (same index contents).
 
     Postings blocks are written uncompressed (W3Codec compression 0: zlib took a
@@ -134,10 +134,16 @@ def _writer(ix):
     that keep no lengths (ID and KEYWORD fields) whoosh-reloaded 2.7.5 answers by
     looking for the missing column file on disk each time (about 300,000 file
     checks on the real corpus); here each missing column is looked up once.
+    full: a whole new index, written by one worker process per core.
     """
     from whoosh.codec.whoosh3 import W3Codec, _lenfield
 
-    writer = ix.writer(limitmb=256, codec=W3Codec(compression=0))
+    # a full build writes through one worker process per core (Whoosh MpWriter), each into its own
+    # segment: documents land in the order the workers finish, which no output depends on (searches
+    # rank by score, exports sort by date and id)
+    cores = min(os.cpu_count() or 1, 4)
+    parallel = {"procs": cores, "multisegment": True} if full and cores > 1 else {}
+    writer = ix.writer(limitmb=256, codec=W3Codec(compression=0), **parallel)
     per_document_reader = writer.per_document_reader
 
     def lengths_reader():
@@ -246,7 +252,7 @@ def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
     else:
         ix = open_index(index_dir)
     added = 0
-    with _writer(ix) as writer:
+    with _writer(ix, full=create) as writer:
         if not create:
             for entry_id in deleted:
                 writer.delete_by_term("id", entry_id)
