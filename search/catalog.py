@@ -403,6 +403,8 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
     for path in paths:
         seen = set()
         for file in walk(path):
+            if path.is_dir() and in_index_folder(file, path):
+                continue                           # our own index files are not ruling documents
             seen.add(source_key(file))
             checked.append((file, path.is_file(), check_source(file, state)))
         if path.is_dir():
@@ -427,18 +429,49 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
     timings["read"] = time.perf_counter() - started
     if not (rebuild or added or removed) and index.exists(index_dir) and (index_dir / SUMMARY).exists():
         figures = summary(index_dir)
-        return IngestReport(files, figures["entries"], figures.get("rejected_reasons", {}),
+        return IngestReport(files, figures["entries"], run_rejected(state, checked),
                             time.perf_counter() - started, named_failures, changed=False, timings=timings,
-                            language_mismatches=figures.get("language_mismatches", []),
-                            warnings=figures.get("warnings", {}))
+                            **run_extras(state, checked))
     if not rebuild and (index_dir / STATE).exists():
         state.corpus = _unpickle(index_dir / CORPUS)      # the pipeline's memory, only when there is work
     changes = update_entries(index_dir, state, added, removed, full=rebuild, timings=timings)
     figures = summary(index_dir)
-    return IngestReport(files, figures["entries"], figures["rejected_reasons"], time.perf_counter() - started,
+    return IngestReport(files, figures["entries"], run_rejected(state, checked), time.perf_counter() - started,
                         named_failures, changed=True, parsed=len(added), index_changes=changes,
-                        timings=timings, language_mismatches=figures.get("language_mismatches", []),
-                        warnings=figures.get("warnings", {}))
+                        timings=timings, **run_extras(state, checked))
+
+
+def in_index_folder(file: Path, root: Path) -> bool:
+    """True when file lies in an index folder of ours (a state.pkl beside a whoosh folder) under root."""
+    for folder in file.parents:
+        if (folder / STATE).is_file() and (folder / index.WHOOSH_DIR).is_dir():
+            return True
+        if folder == root:
+            return False
+    return False
+
+
+def _run_records(state: State, checked: list) -> list[SourceRecord]:
+    keys = dict.fromkeys(source_key(file) for file, _, _ in checked)
+    return [state.sources[key] for key in keys if key in state.sources]
+
+
+def run_rejected(state: State, checked: list) -> dict[str, int]:
+    """Rejected rulings per reason of the files this ingest named or walked, not the whole index."""
+    rejected: Counter = Counter()
+    for record in _run_records(state, checked):
+        rejected.update(record.rejected)
+    return dict(sorted(rejected.items()))
+
+
+def run_extras(state: State, checked: list) -> dict:
+    """Language mismatches and reader warnings of the files this ingest named or walked."""
+    warnings: Counter = Counter()
+    mismatches = []
+    for record in _run_records(state, checked):
+        warnings.update(record.warnings)
+        mismatches.extend(record.mismatches)
+    return {"language_mismatches": mismatches, "warnings": dict(sorted(warnings.items()))}
 
 
 def remove(index_dir: Path, path: Path) -> tuple[list[SourceRecord], int]:

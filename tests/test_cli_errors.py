@@ -78,3 +78,40 @@ def test_empty_path_is_an_error(runner, tmp_path):
 def test_unknown_language(runner, seed_index, command):
     result = runner.invoke(cli, [*command, "--index", str(seed_index)])
     one_error_line(result, "unknown language 'xx'; use one of zh, en, de")
+
+
+def test_remove_empty_path_is_an_error(runner, index_copy, monkeypatch):
+    monkeypatch.chdir(index_copy.parent)
+    result = runner.invoke(cli, ["remove", "", "--index", str(index_copy)])
+    one_error_line(result, "'': an empty path names no file or folder")
+    assert json.loads((index_copy / "summary.json").read_text("utf-8"))["rulings"] == 54
+
+
+def test_ingest_reports_figures_of_this_run_only(runner, tmp_path):
+    null = tmp_path / "null.json"
+    null.write_text(json.dumps({"object": "list", "data": [
+        {"object": "ruling", "oracle_id": "o1", "source": "wotc", "published_at": "2019-01-01", "comment": None},
+        {"object": "ruling", "oracle_id": "o1", "source": "wotc", "published_at": "2019-01-01",
+         "comment": "It can attack."}]}), encoding="utf-8")
+    text = tmp_path / "w.txt"
+    text.write_text("Rulings\n\n• 2020-01-01\n  Trample lets excess damage through.\n", encoding="utf-8")
+    ix = tmp_path / "ix"
+    first = json.loads(runner.invoke(cli, ["ingest", str(null), "--format", "json", "--index", str(ix)]).stdout)
+    assert first["rejected_rulings"] == {"empty text": 1}
+    second = json.loads(runner.invoke(cli, ["ingest", str(text), "--format", "json", "--index", str(ix)]).stdout)
+    assert (second["rulings"], second["rejected_rulings"]) == (1, {})
+    stats = json.loads(runner.invoke(cli, ["stats", "--format", "json", "--index", str(ix)]).stdout)
+    assert (stats["rulings"], stats["rejected_rulings"]) == (3, 1)
+
+
+def test_index_folders_inside_a_walked_folder_are_not_read(runner, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "w.txt").write_text("Rulings\n\n• 2020-01-01\n  Trample lets excess damage through.\n", encoding="utf-8")
+    ix = docs / "ix"
+    runner.invoke(cli, ["ingest", str(docs / "w.txt"), "--index", str(ix)])
+    result = runner.invoke(cli, ["ingest", str(docs), "--format", "json", "--index", str(ix)])
+    report = json.loads(result.stdout)
+    assert result.exit_code == 0
+    assert report["rejected"] == [] and report["skipped"] == []
+    assert report["rulings"] == 1
