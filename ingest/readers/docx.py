@@ -52,8 +52,10 @@ _EMPHASIS_ONLY = re.compile(r"^[＊*]+[^＊*，,]{1,12}[＊*]+(\s*[，,]\s*[＊*
 _SEPARATOR = re.compile(r"^\s*[-－—_=~/／]{3,}\s*$")
 _BLOCK_SEPARATOR = re.compile(r"^\s*[-－—_=]{3,}\s*$")
 _POWER_TOUGHNESS = re.compile(r"^[\d*＊+X]+\s*/\s*[\d*＊+X]+$")
-_COST_LINE = re.compile(r"^(\{[^{}]+\}\s*)+$")
-_TYPE_LINE = re.compile(r"^(传奇|基本|雪境|部族|\s)*(地|神器|结界|生物|鹏洛客|瞬间|法术|战役|时代)|"
+# Shared with the PDF reader: a mana-cost line, and the start of a Chinese type line.
+COST_LINE = re.compile(r"^(\{[^{}]+\}\s*)+$")
+TYPE_PREFIX = r"^(传奇|基本|雪境|部族|\s)*(地|神器|结界|生物|鹏洛客|瞬间|法术|战役|时代)"
+_TYPE_LINE = re.compile(TYPE_PREFIX + r"|"
                         r"^(Legendary |Basic |Snow |Tribal )*(Land|Artifact|Enchantment|Creature|"
                         r"Planeswalker|Instant|Sorcery)\b")
 _NOTES_ABOUT = re.compile(r"^与(.+?)有关的说明")
@@ -236,7 +238,7 @@ def _card_line(header: list[str]) -> str | None:
         if m:
             return m.group(1)
     for i, line in enumerate(lines[1:], start=1):
-        if _COST_LINE.match(line):
+        if COST_LINE.match(line):
             return lines[i - 1]
     for i, line in enumerate(lines[1:], start=1):
         if _TYPE_LINE.match(line) and len(lines[i - 1]) <= 30 and not _TYPE_LINE.match(lines[i - 1]):

@@ -31,13 +31,12 @@ from pypdf.errors import PdfReadError
 from ingest.dates import parse_date
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
-from ingest.readers.docx import clean_card_name, set_code_from_name
+from ingest.readers.docx import COST_LINE, TYPE_PREFIX, clean_card_name, set_code_from_name
 
 FORMAT = "pdf"
 
 _BULLET = re.compile(r"^\s*•(\s*)")
-_COST_LINE = re.compile(r"^(\{[^{}]+\}\s*)+$")
-_TYPE_LINE = re.compile(r"^(传奇|基本|雪境|部族|\s)*(地|神器|结界|生物|鹏洛客|瞬间|法术|战役|时代)")
+_TYPE_LINE = re.compile(TYPE_PREFIX)
 _CARD_SECTION = re.compile(r"^[^「」]{0,30}单卡解惑$")
 _UPDATED = re.compile(r"更新日期")
 _LATIN = re.compile(r"[A-Za-z0-9]")
@@ -141,7 +140,7 @@ def _ends_paragraph(line: str) -> bool:
 def card_name(block: list[str]) -> str | None:
     """The card name of a block: the line before its first mana-cost line, else before a type line."""
     for i, line in enumerate(block[1:], start=1):
-        if _COST_LINE.match(line):
+        if COST_LINE.match(line):
             return clean_card_name(block[i - 1])
     if len(block) > 1 and _TYPE_LINE.match(block[1]) and len(block[0]) <= 30:
         return clean_card_name(block[0])
