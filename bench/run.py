@@ -389,10 +389,13 @@ def run(dataset: str, work: Path, skip_grep: bool = False) -> dict:
                               "add_one_rulings": added.get("rulings"), "add_one_seconds": added.get("seconds")}
 
     # sizes
-    figures["size"] = {"whoosh_bytes": folder_bytes(index_dir / "whoosh"),
-                       "state_bytes": sum((index_dir / name).stat().st_size
+    from search import folder
+
+    generation = folder.live(index_dir)              # the live generation's files (search/folder.py)
+    figures["size"] = {"whoosh_bytes": folder_bytes(generation / "whoosh"),
+                       "state_bytes": sum((generation / name).stat().st_size
                                           for name in ("state.pkl", "corpus.pkl", "rulings.sqlite")
-                                          if (index_dir / name).exists()),
+                                          if (generation / name).exists()),
                        "source_bytes": sum(folder_bytes(p) if p.is_dir() else p.stat().st_size for p in paths)}
 
     # the same entries for FTS5 and grep

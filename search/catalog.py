@@ -1,6 +1,7 @@
 """The index folder as a whole: remembered sources, the pipeline's memory, and the ingest operation.
 
-Layout of an index folder::
+Files of an index generation (search/folder.py: an index folder holds
+generations, and an update builds the next one beside the live one)::
 
     state.pkl       sources by path (content hash, size and mtime, format,
                     rulings read, skip/reject reason, entries contributed to,
@@ -43,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ingest.errors import DamagedIndex, ReadError, RulingsError
-from search import index
+from search import folder, index
 
 if TYPE_CHECKING:
     from ingest.model import Entry, Ruling
@@ -55,6 +56,11 @@ SUMMARY = "summary.json"
 RULINGS_DB = "rulings.sqlite"
 CORPUS = "corpus.pkl"
 STATE_VERSION = 3
+# How an update carries the live generation's files into the next (search/folder.py next_generation):
+# these are only ever replaced (pickles and summary by rename, Whoosh segments by new files) ...
+LINKED = (STATE, CORPUS, SUMMARY, index.WHOOSH_DIR)
+# ... and SQLite writes its file in place.
+COPIED = (RULINGS_DB,)
 
 
 class StoredRulings(Sequence):
@@ -247,8 +253,10 @@ def load_state(index_dir: Path, corpus: bool = True) -> State:
     """The remembered state, or an empty one for a new folder. Raises DamagedIndex if unreadable.
 
     corpus: also load the pipeline's memory (CORPUS); without it ``state.corpus`` is empty
-    (enough for listing sources).
+    (enough for listing sources). index_dir: an index folder or one of its
+    generation folders (search/folder.py live()).
     """
+    index_dir = folder.live(index_dir)
     path = index_dir / STATE
     if not path.exists():
         if index.exists(index_dir):
@@ -260,11 +268,16 @@ def load_state(index_dir: Path, corpus: bool = True) -> State:
         raise DamagedIndex(f"{path}: made by another version; run 'rulings ingest --rebuild'")
     if corpus:
         state.corpus = _unpickle(index_dir / CORPUS)
-    db = str(index_dir / RULINGS_DB)
+    _repoint(state, index_dir)
+    return state
+
+
+def _repoint(state: State, generation: Path) -> None:
+    """Make the stored rulings of every remembered source load from this generation's RULINGS_DB."""
+    db = str(generation / RULINGS_DB)
     for record in state.sources.values():
         if isinstance(record.result.rulings, StoredRulings):
             record.result.rulings.db = db
-    return state
 
 
 def _unpickle(path: Path):
@@ -383,18 +396,36 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
     the index exists) nothing is written. Raises ReadError for a path that does
     not exist (nothing is changed then). Files named directly that cannot be
     read are listed in ``named_failures``.
-    """
-    from ingest.read import walk
 
+    The update is atomic (search/folder.py): it holds the folder's writer lock
+    (raises IndexBusy past the timeout) and builds a new generation that
+    becomes live only when complete. Raises DamagedIndex when index_dir holds
+    other files but no index, unless ``rebuild``.
+    """
     started = time.perf_counter()
     for path in paths:
         if not path.exists():
             raise ReadError(str(path), "no such file or directory")
-    index_dir.mkdir(parents=True, exist_ok=True)
-    if rebuild:
-        for name in (STATE, CORPUS, RULINGS_DB):
-            (index_dir / name).unlink(missing_ok=True)
-    state = State() if rebuild else load_state(index_dir, corpus=False)
+    if not rebuild:
+        refuse_foreign(index_dir)
+    with folder.locked(index_dir):
+        return _ingest(index_dir, paths, rebuild, started)
+
+
+def refuse_foreign(index_dir: Path) -> None:
+    """Raise DamagedIndex when index_dir holds files but no index of ours (a folder given by mistake)."""
+    if folder.is_foreign(index_dir, LINKED):
+        raise DamagedIndex(f"{index_dir}: the index is damaged or not a rulings index (it holds other files); "
+                           "'rulings ingest --rebuild' makes a new one there")
+
+
+def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -> IngestReport:
+    """ingest() holding the writer lock."""
+    from ingest.read import walk
+
+    folder.tidy(index_dir)                          # what a killed update left behind
+    current = None if rebuild else folder.live(index_dir)
+    state = State() if rebuild else load_state(current, corpus=False)
     files, named_failures = [], []
     added: list[SourceRecord] = []
     removed: list[SourceRecord] = []
@@ -427,14 +458,16 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
         if named and result.rejected:
             named_failures.append(f"{file}: {result.rejected}")
     timings["read"] = time.perf_counter() - started
-    if not (rebuild or added or removed) and index.exists(index_dir) and (index_dir / SUMMARY).exists():
-        figures = summary(index_dir)
+    if not (rebuild or added or removed) and index.exists(current) and (current / SUMMARY).exists():
+        figures = summary(current)
         return IngestReport(files, figures["entries"], run_rejected(state, checked),
                             time.perf_counter() - started, named_failures, changed=False, timings=timings,
                             **run_extras(state, checked))
-    if not rebuild and (index_dir / STATE).exists():
-        state.corpus = _unpickle(index_dir / CORPUS)      # the pipeline's memory, only when there is work
-    changes = update_entries(index_dir, state, added, removed, full=rebuild, timings=timings)
+    with folder.next_generation(index_dir, current, LINKED, COPIED) as generation:
+        if not rebuild and (generation / STATE).exists():
+            state.corpus = _unpickle(generation / CORPUS)   # the pipeline's memory, only when there is work
+        _repoint(state, generation)
+        changes = update_entries(generation, state, added, removed, full=rebuild, timings=timings)
     figures = summary(index_dir)
     return IngestReport(files, figures["entries"], run_rejected(state, checked), time.perf_counter() - started,
                         named_failures, changed=True, parsed=len(added), index_changes=changes,
@@ -442,11 +475,13 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
 
 
 def in_index_folder(file: Path, root: Path) -> bool:
-    """True when file lies in an index folder of ours (a state.pkl beside a whoosh folder) under root."""
-    for folder in file.parents:
-        if (folder / STATE).is_file() and (folder / index.WHOOSH_DIR).is_dir():
+    """True when file lies in an index folder of ours (a CURRENT pointer, or a state.pkl beside a
+    whoosh folder) under root."""
+    for parent in file.parents:
+        if (parent / folder.CURRENT).is_file() or ((parent / STATE).is_file()
+                                                   and (parent / index.WHOOSH_DIR).is_dir()):
             return True
-        if folder == root:
+        if parent == root:
             return False
     return False
 
@@ -479,17 +514,24 @@ def remove(index_dir: Path, path: Path) -> tuple[list[SourceRecord], int]:
 
     The path need not exist any more. Entries that keep other variants keep
     their ids (PRODUCT.md "Ids"). Returns (the dropped records, entries left).
-    Raises RulingsError when no remembered source is that path or under it.
+    Raises RulingsError when no remembered source is that path or under it,
+    IndexBusy when another process updates the index past the lock timeout.
+    Atomic like ingest().
     """
-    state = load_state(index_dir)
-    key = source_key(path)
-    prefix = key.rstrip("/") + "/"
-    dropped = [state.sources[k] for k in sorted(state.sources) if k == key or k.startswith(prefix)]
-    if not dropped:
-        raise RulingsError(f"{path}: not an ingested source (see 'rulings sources')")
-    for record in dropped:
-        del state.sources[record.path]
-    update_entries(index_dir, state, [], dropped)
+    with folder.locked(index_dir):
+        current = folder.live(index_dir)
+        state = load_state(current, corpus=False)
+        key = source_key(path)
+        prefix = key.rstrip("/") + "/"
+        dropped = [state.sources[k] for k in sorted(state.sources) if k == key or k.startswith(prefix)]
+        if not dropped:
+            raise RulingsError(f"{path}: not an ingested source (see 'rulings sources')")
+        for record in dropped:
+            del state.sources[record.path]
+        with folder.next_generation(index_dir, current, LINKED, COPIED) as generation:
+            state.corpus = _unpickle(generation / CORPUS)
+            _repoint(state, generation)
+            update_entries(generation, state, [], dropped)
     return dropped, len(state.corpus.info)
 
 
@@ -603,15 +645,24 @@ def write_index(index_dir: Path, state: State, entries: list[Entry], deleted: li
     return {"added": added, "deleted": len(deleted), "kept": len(hashes) - added}
 
 
-def rebuild_entries(index_dir: Path, state: State) -> tuple[list[Entry], dict[str, int]]:
-    """Rewrite the whole Whoosh index from the remembered state (its files went missing)."""
+def rebuild_entries(index_dir: Path) -> int:
+    """Rewrite the whole Whoosh index from the remembered state (its files went missing), in a new
+    generation (search/folder.py); returns the number of entries. Does nothing when another process
+    rewrote it meanwhile. Raises DamagedIndex when the state is unreadable."""
     from ingest.pipeline import update_corpus
 
-    store = RulingStore(index_dir)
-    result = update_corpus(state.corpus, {}, {}, store.get, everything=True)
-    write_index(index_dir, state, result.entries, [], full=True)
-    write_summary(index_dir, state)
-    return result.entries, summary(index_dir)["rejected_reasons"]
+    with folder.locked(index_dir):
+        current = folder.live(index_dir)
+        if index.exists(current):
+            return summary(current)["entries"]
+        with folder.next_generation(index_dir, current, LINKED, COPIED) as generation:
+            state = load_state(generation)
+            store = RulingStore(generation)
+            result = update_corpus(state.corpus, {}, {}, store.get, everything=True)
+            write_index(generation, state, result.entries, [], full=True)
+            write_summary(generation, state)
+            save_state(generation, state)
+    return len(result.entries)
 
 
 def mismatch_json(ruling: Ruling) -> dict:
@@ -654,7 +705,9 @@ def write_summary(index_dir: Path, state: State) -> None:
         "warnings": dict(sorted(warnings.items())),
         "ingested": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
     }
-    (index_dir / SUMMARY).write_text(json.dumps(summary, ensure_ascii=False, indent=1), "utf-8")
+    tmp = index_dir / (SUMMARY + ".tmp")                 # replaced, never rewritten: generations share it
+    tmp.write_text(json.dumps(summary, ensure_ascii=False, indent=1), "utf-8")
+    tmp.replace(index_dir / SUMMARY)
 
 
 def ingested_at(index_dir: Path) -> str:
@@ -666,14 +719,15 @@ def ingested_at(index_dir: Path) -> str:
     figures = summary(index_dir)
     if figures.get("ingested"):
         return figures["ingested"]
-    mtime = (index_dir / SUMMARY).stat().st_mtime
+    mtime = (folder.live(index_dir) / SUMMARY).stat().st_mtime
     return datetime.fromtimestamp(int(mtime), timezone.utc).isoformat()
 
 
 def summary(index_dir: Path) -> dict:
     """The figures of ``rulings stats``; raises DamagedIndex when summary.json is unreadable."""
+    path = folder.live(index_dir) / SUMMARY
     try:
-        return json.loads((index_dir / SUMMARY).read_text("utf-8"))
+        return json.loads(path.read_text("utf-8"))
     except (OSError, ValueError) as err:
-        raise DamagedIndex(f"{index_dir / SUMMARY}: cannot be read ({type(err).__name__}); "
+        raise DamagedIndex(f"{path}: cannot be read ({type(err).__name__}); "
                            "run 'rulings ingest --rebuild'") from None

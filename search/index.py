@@ -20,6 +20,7 @@ from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
 from ingest.errors import DamagedIndex
 from ingest.model import Entry, entry_to_dict
+from search import folder as index_folder
 from search.analysis import card_key, name_analyzer, rulings_analyzer, terms
 from search.languages import field_for, schema_fields, text_fields
 
@@ -114,7 +115,7 @@ def document(entry_json: dict, stored: str | None = None) -> dict:
 
 
 def write_entries(index_dir: Path, entries: list[Entry]) -> None:
-    """Replace the Whoosh index under index_dir with these entries."""
+    """Replace the Whoosh index of the generation folder index_dir with these entries."""
     folder = index_dir / WHOOSH_DIR
     folder.mkdir(parents=True, exist_ok=True)
     ix = whoosh_index.create_in(str(folder), schema())
@@ -171,15 +172,24 @@ def searcher(index_dir: Path) -> Iterator:
     The opened searcher is kept per index folder within the process and reused
     while the folder's files are unchanged (names, sizes and modification times:
     a commit writes a new table of contents, so any change reopens); opening the
-    segment files was most of a query's time. Raises DamagedIndex (one line
+    segment files was most of a query's time. index_dir: an index folder (its
+    live generation is opened, search/folder.py) or a generation folder. Raises DamagedIndex (one line
     naming the folder) when the index is missing, its segment files are gone,
     truncated or overwritten.
     """
+    generation = index_folder.live(index_dir)
     try:
-        opened = _cached_searcher(index_dir)
+        opened = _cached_searcher(generation)
+    except DAMAGE:
+        # an update may have switched generations and removed this one meanwhile: try the live one
+        _forget(generation)
+        generation = index_folder.live(index_dir)
+        opened = None
+    try:
+        opened = opened or _cached_searcher(generation)
         yield opened
     except DAMAGE as err:
-        _forget(index_dir)
+        _forget(generation)
         raise DamagedIndex(f"{index_dir}: the index is damaged ({type(err).__name__}); "
                            "run 'rulings ingest --rebuild' with your sources") from None
 
@@ -214,7 +224,7 @@ def _cached_searcher(index_dir: Path):
     if kept is not None and signature and kept[0] == signature:
         return kept[1]
     _forget(index_dir)
-    opened = open_index(index_dir).searcher()
+    opened = whoosh_index.open_dir(str(Path(key) / WHOOSH_DIR)).searcher()     # DAMAGE: searcher() reports
     _OPEN[key] = (signature, opened)
     while len(_OPEN) > _KEEP:
         _close(_OPEN.pop(next(iter(_OPEN)))[1])
@@ -266,8 +276,8 @@ def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
 
 
 def open_index(index_dir: Path):
-    """Open the Whoosh index; raises DamagedIndex when it is missing or unreadable."""
-    folder = index_dir / WHOOSH_DIR
+    """Open the Whoosh index of the live generation; raises DamagedIndex when it is missing or unreadable."""
+    folder = index_folder.live(index_dir) / WHOOSH_DIR
     try:
         return whoosh_index.open_dir(str(folder))
     except DAMAGE as err:
@@ -276,9 +286,10 @@ def open_index(index_dir: Path):
 
 
 def exists(index_dir: Path) -> bool:
-    """True when index_dir holds a Whoosh index (its table of contents; segments may still be damaged)."""
+    """True when index_dir's live generation holds a Whoosh index (its table of contents; segments may
+    still be damaged)."""
     try:
-        return whoosh_index.exists_in(str(index_dir / WHOOSH_DIR))
+        return whoosh_index.exists_in(str(index_folder.live(index_dir) / WHOOSH_DIR))
     except DAMAGE:
         return True          # a table of contents is there but unreadable: open_index() reports it
 

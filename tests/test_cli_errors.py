@@ -5,6 +5,7 @@ import shutil
 
 import pytest
 
+from search import folder
 from search.cli import cli
 
 
@@ -26,7 +27,7 @@ def one_error_line(result, starts):
 @pytest.mark.parametrize("command", [["search", "proliferate"], ["card", "Ice"], ["show", "r-x"],
                                      ["export"], ["mechanics"]])
 def test_damaged_index(runner, index_copy, damage, command):
-    whoosh = index_copy / "whoosh"
+    whoosh = folder.live(index_copy) / "whoosh"
     if damage == "delete-segments":
         for seg in whoosh.glob("*.seg"):
             seg.unlink()
@@ -41,17 +42,17 @@ def test_damaged_index(runner, index_copy, damage, command):
 
 
 def test_missing_state_is_not_silently_replaced(runner, index_copy, tmp_path):
-    (index_copy / "state.pkl").unlink()
+    (folder.live(index_copy) / "state.pkl").unlink()
     doc = tmp_path / "one.txt"
     doc.write_text("Rulings\n\n• 2020-01-01\n  Trample lets excess damage through.\n", encoding="utf-8")
     result = runner.invoke(cli, ["ingest", str(doc), "--index", str(index_copy)])
-    one_error_line(result, f"{index_copy / 'state.pkl'}: missing beside an existing index")
-    stats = json.loads((index_copy / "summary.json").read_text("utf-8"))
+    one_error_line(result, f"{folder.live(index_copy) / 'state.pkl'}: missing beside an existing index")
+    stats = json.loads((folder.live(index_copy) / "summary.json").read_text("utf-8"))
     assert stats["rulings"] == 54                       # nothing already ingested was lost
 
 
 def test_missing_whoosh_files_are_rebuilt_from_remembered_sources(runner, index_copy):
-    shutil.rmtree(index_copy / "whoosh")
+    shutil.rmtree(folder.live(index_copy) / "whoosh")
     result = runner.invoke(cli, ["stats", "--format", "json", "--index", str(index_copy)])
     assert result.exit_code == 0
     assert "rebuilding them from the remembered sources" in result.stderr
@@ -84,7 +85,7 @@ def test_remove_empty_path_is_an_error(runner, index_copy, monkeypatch):
     monkeypatch.chdir(index_copy.parent)
     result = runner.invoke(cli, ["remove", "", "--index", str(index_copy)])
     one_error_line(result, "'': an empty path names no file or folder")
-    assert json.loads((index_copy / "summary.json").read_text("utf-8"))["rulings"] == 54
+    assert json.loads((folder.live(index_copy) / "summary.json").read_text("utf-8"))["rulings"] == 54
 
 
 def test_ingest_reports_figures_of_this_run_only(runner, tmp_path):

@@ -12,7 +12,7 @@ import click
 import platformdirs
 
 from corpus import corpus_files
-from search import catalog, index, query
+from search import catalog, folder, index, query
 
 
 def default_index() -> Path:
@@ -28,16 +28,18 @@ def index_option(fn):
 
 
 def ready_index(index_dir: Path | None) -> Path:
-    """The index folder, built from the bundled corpus when it holds no index yet."""
+    """The index folder, built from the bundled corpus when it holds no index yet.
+
+    Raises DamagedIndex for a folder that holds other files but no index (search/catalog.py refuse_foreign).
+    """
     index_dir = index_dir or default_index()
     if index.exists(index_dir):
         return index_dir
-    if (index_dir / catalog.STATE).exists():
+    catalog.refuse_foreign(index_dir)
+    if (folder.live(index_dir) / catalog.STATE).exists():
         # the Whoosh files are gone but the remembered sources are not: rewrite the index from them
         click.echo(f"{index_dir}: index files missing; rebuilding them from the remembered sources", err=True)
-        state = catalog.load_state(index_dir)
-        catalog.rebuild_entries(index_dir, state)
-        catalog.save_state(index_dir, state)
+        catalog.rebuild_entries(index_dir)
     else:
         catalog.ingest(index_dir, corpus_files())
     return index_dir

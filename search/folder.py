@@ -1,0 +1,219 @@
+"""The index folder on disk: numbered generations, the CURRENT pointer, and the writer lock.
+
+Layout of an index folder (``--index DIR``)::
+
+    CURRENT         the name of the live generation folder (one line, e.g. ``gen-000007``)
+    gen-000007/     the live index files (search/catalog.py lists them)
+    gen-000006/     the generation before, kept until the next update for searches still opening it
+    lock            held by the one process updating the index (POSIX record lock), with its pid
+
+An update never changes the live generation: it builds the next one beside it
+(Whoosh segment files and the pickled state are hard links, since both are only
+ever replaced, never rewritten in place; the SQLite store is copied), then
+switches ``CURRENT`` with one rename. A search reads ``CURRENT`` and opens that
+folder, so it always sees a complete index; a process killed at any moment of
+an update leaves ``CURRENT`` naming the previous, complete generation, and the
+next update removes what the killed one left behind.
+
+A folder with ``state.pkl`` and ``whoosh/`` directly inside (made before
+generations) is read in place and moved into a generation by its next update.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import re
+import shutil
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ingest.errors import DamagedIndex, RulingsError
+
+CURRENT = "CURRENT"
+LOCK = "lock"
+GENERATION = re.compile(r"gen-(\d{6,})")
+LOCK_TIMEOUT = 60.0            # seconds a second writer waits; $RULINGS_LOCK_TIMEOUT overrides
+
+
+class IndexBusy(RulingsError):
+    """Another process holds the writer lock of the index folder past the timeout."""
+
+
+def live(root: Path) -> Path:
+    """The folder that holds the live index files of the index folder root.
+
+    root/<the name in CURRENT> when CURRENT exists; otherwise root itself (a
+    folder of the layout before generations, a generation folder given
+    directly, or a folder with no index yet). Raises DamagedIndex when CURRENT
+    is unreadable or names no generation folder.
+    """
+    pointer = Path(root) / CURRENT
+    try:
+        name = pointer.read_text("ascii").strip()
+    except FileNotFoundError:
+        return Path(root)
+    except (OSError, UnicodeDecodeError) as err:
+        raise DamagedIndex(f"{pointer}: cannot be read ({type(err).__name__}); "
+                           "run 'rulings ingest --rebuild' with your sources") from None
+    folder = Path(root) / name
+    if not GENERATION.fullmatch(name) or not folder.is_dir():
+        raise DamagedIndex(f"{root}: the index is damaged (CURRENT names no generation folder); "
+                           "run 'rulings ingest --rebuild' with your sources")
+    return folder
+
+
+def is_foreign(root: Path, ours: Iterable[str]) -> bool:
+    """True when root is a folder that holds files but no index of ours.
+
+    ours: the names of index files (search/catalog.py); an index folder holds
+    CURRENT, or one of them directly (the layout before generations).
+    """
+    root = Path(root)
+    if not root.is_dir():
+        return False
+    names = {entry.name for entry in os.scandir(root)}
+    return bool(names - {LOCK}) and not names & {CURRENT, *ours}
+
+
+def timeout() -> float:
+    """Seconds a writer waits for the lock: $RULINGS_LOCK_TIMEOUT, else LOCK_TIMEOUT."""
+    try:
+        return max(0.0, float(os.environ.get("RULINGS_LOCK_TIMEOUT", LOCK_TIMEOUT)))
+    except ValueError:
+        return LOCK_TIMEOUT
+
+
+@contextmanager
+def locked(root: Path, wait: float | None = None) -> Iterator[None]:
+    """Hold the writer lock of the index folder root (made if missing) for the block.
+
+    A POSIX record lock (fcntl.lockf) on root/lock: the kernel releases it when
+    the holder exits or is killed, and, unlike flock(), worker processes forked
+    by the holder do not inherit it. Waits up to ``wait`` seconds (default
+    timeout()), polling every 0.1 s, then raises IndexBusy naming the holder's pid.
+    """
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / LOCK
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    wait = timeout() if wait is None else wait
+    deadline = time.monotonic() + wait
+    try:
+        while True:
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as err:
+                if err.errno not in (errno.EACCES, errno.EAGAIN):
+                    raise
+                if time.monotonic() >= deadline:
+                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+                    raise IndexBusy(f"{root}: another process (pid {holder}) is updating this index; "
+                                    f"waited {wait:g} s, try again when it has finished") from None
+                time.sleep(0.1)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+        yield
+    finally:
+        os.close(fd)             # closing the descriptor releases the record lock
+
+
+def generations(root: Path) -> list[tuple[int, Path]]:
+    """(number, folder) of every generation folder under root, lowest first."""
+    found = []
+    for entry in os.scandir(root):
+        match = GENERATION.fullmatch(entry.name)
+        if match and entry.is_dir(follow_symlinks=False):
+            found.append((int(match.group(1)), Path(entry.path)))
+    return sorted(found)
+
+
+def tidy(root: Path) -> None:
+    """Remove what earlier updates left: generations older than the one before the live one, and any
+    generation newer than the live one (an update that was killed). Call it holding the lock."""
+    root = Path(root)
+    (root / (CURRENT + ".tmp")).unlink(missing_ok=True)
+    try:
+        current = live(root)
+    except DamagedIndex:
+        return                   # nothing is removed while it is unclear which generation is live
+    numbers = generations(root)
+    older = [folder for _, folder in numbers if folder != current]
+    if current != root:
+        keep = max((n for n, f in numbers if f != current and n < _number(current)), default=None)
+        older = [f for n, f in numbers if f != current and n != keep]
+    for folder in older:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _number(folder: Path) -> int:
+    match = GENERATION.fullmatch(folder.name)
+    return int(match.group(1)) if match else 0
+
+
+@contextmanager
+def next_generation(root: Path, base: Path | None, linked: Iterable[str],
+                    copied: Iterable[str]) -> Iterator[Path]:
+    """A new generation folder for an update, made live only when the block ends without error.
+
+    base: the live folder to start from (None: start empty, a rebuild).
+    linked: names in base that are only ever replaced (hard-linked; a folder is
+    linked file by file); copied: names written in place (copied). When the
+    block raises, the new folder is removed and the live one stays. Call it
+    holding the lock (locked()).
+    """
+    root = Path(root)
+    tidy(root)
+    number = max((n for n, _ in generations(root)), default=0) + 1
+    folder = root / f"gen-{number:06d}"
+    folder.mkdir()
+    try:
+        if base is not None:
+            for name in linked:
+                _link(base / name, folder / name)
+            for name in copied:
+                if (base / name).exists():
+                    shutil.copy2(base / name, folder / name)
+        yield folder
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    _switch(root, folder)
+    tidy(root)
+    if base == root:             # the layout before generations: its files now live in the folder
+        for name in [*linked, *copied]:
+            target = root / name
+            if target.is_dir():
+                shutil.rmtree(target, ignore_errors=True)
+            else:
+                target.unlink(missing_ok=True)
+
+
+def _link(source: Path, target: Path) -> None:
+    """Hard-link a file, or each file of a folder (Whoosh lock files left out); copy where links fail."""
+    if source.is_dir():
+        target.mkdir()
+        for entry in os.scandir(source):
+            if entry.is_file() and "WRITELOCK" not in entry.name:
+                _link(Path(entry.path), target / entry.name)
+        return
+    if not source.exists():
+        return
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _switch(root: Path, folder: Path) -> None:
+    """Make folder the live generation: write CURRENT beside it, then rename over the old one."""
+    pointer = root / (CURRENT + ".tmp")
+    with open(pointer, "w", encoding="ascii") as handle:
+        handle.write(folder.name + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(pointer, root / CURRENT)

@@ -1,0 +1,185 @@
+"""Atomic index updates and concurrent use (search/folder.py): a killed ingest, a second writer,
+parallel searches during an ingest, damaged pointers and foreign folders."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from ingest.errors import DamagedIndex
+from search import catalog, folder, index, query
+from search.cli import cli
+
+RULINGS = [sys.executable, "-c", "from search.cli import main; main()"]
+
+
+def run(args, **kwargs):
+    """Start ``rulings ARGS`` as its own process group (so a kill reaches its worker processes too)."""
+    return subprocess.Popen([*RULINGS, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True, **kwargs)
+
+
+def complete(index_dir) -> int:
+    """Entries of the live index, after checking that every part of it agrees and a search answers."""
+    entries = catalog.summary(index_dir)["entries"]
+    assert len(list(index.all_entries(index_dir))) == entries
+    state = catalog.load_state(index_dir)
+    assert len(state.corpus.info) == entries
+    assert query.search(index_dir, "proliferate", limit=100)          # the seeds' proliferate rulings
+    return entries
+
+
+@pytest.fixture
+def base(seed_index, tmp_path):
+    folder_ = tmp_path / "ix"
+    shutil.copytree(seed_index, folder_)
+    return folder_
+
+
+def test_kill_at_random_moments_leaves_a_complete_index(base, shared, tmp_path):
+    """20 ingests (or removals) of a real MTGJSON file killed with SIGKILL at random moments: after each,
+    the index answers from a complete generation holding either the old or the new entries, and the
+    next run recovers without manual steps."""
+    source = shared / "realdata" / "mtgjson5-TSP" / "TSP.json"
+    before = complete(base)
+    started = time.monotonic()
+    done = run(["ingest", str(source), "--index", str(base)])
+    assert done.wait(timeout=300) == 0, done.stderr.read()
+    duration = time.monotonic() - started
+    after = complete(base)
+    assert after > before
+    rng = random.Random(20261130)
+    outcomes = set()
+    for _ in range(20):
+        holds = catalog.summary(base)["entries"] == after
+        args = ["remove", str(source)] if holds else ["ingest", str(source)]
+        process = run([*args, "--index", str(base)])
+        time.sleep(rng.uniform(0, 1.5 * duration))    # from start-up to past the end
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)
+        entries = complete(base)
+        assert entries in (before, after)
+        outcomes.add((holds, entries == after))
+        assert len(folder.generations(base)) <= 3              # live, previous, one left by the kill
+    assert len(outcomes) >= 2                                  # kills landed both before and after switches
+    report = catalog.ingest(base, [source])
+    assert report.entries == after
+    assert complete(base) == after
+    assert len(folder.generations(base)) == 2                  # leftovers tidied: the live one and the one before
+
+
+def test_parallel_searches_during_an_ingest_all_succeed(base, shared):
+    """8 search processes in a loop while an ingest of real MTGJSON sets runs: every one exits 0 with hits."""
+    sources = sorted((shared / "realdata" / "mtgjson3-sets").glob("*.json"))[:3]
+    ingest = run(["ingest", *map(str, sources), "--index", str(base)])
+
+    def searches() -> list[int]:
+        counts = []
+        while ingest.poll() is None or not counts:
+            done = subprocess.run([*RULINGS, "search", "proliferate", "--format", "json", "--index", str(base)],
+                                  capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stderr
+            counts.append(len(json.loads(done.stdout)))
+        return counts
+
+    with ThreadPoolExecutor(8) as pool:
+        runs = [pool.submit(searches) for _ in range(8)]
+        counts = [n for job in runs for n in job.result()]
+    assert ingest.wait(timeout=300) == 0, ingest.stderr.read()
+    assert len(counts) >= 8 and min(counts) >= 6                 # the seeds alone have 6+ proliferate entries
+
+
+def test_second_writer_waits_then_stops_with_a_clear_message(base, runner, tmp_path, monkeypatch):
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path;"
+                               "from search import folder\n"
+                               "with folder.locked(Path(sys.argv[1])):\n"
+                               "    print('held', flush=True); time.sleep(60)", str(base)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        doc = tmp_path / "one.txt"
+        doc.write_text("Rulings\n\n• 2020-01-01\n  Trample lets excess damage through.\n", encoding="utf-8")
+        monkeypatch.setenv("RULINGS_LOCK_TIMEOUT", "0.5")
+        started = time.monotonic()
+        result = runner.invoke(cli, ["ingest", str(doc), "--index", str(base)])
+        waited = time.monotonic() - started
+        assert result.exit_code == 1
+        assert result.stderr == (f"Error: {base}: another process (pid {holder.pid}) is updating this index; "
+                                 "waited 0.5 s, try again when it has finished\n")
+        assert waited >= 0.5
+        assert catalog.summary(base)["entries"] == 43              # nothing changed
+    finally:
+        holder.kill()
+        holder.wait()
+    result = runner.invoke(cli, ["ingest", str(doc), "--index", str(base)])    # the lock died with its holder
+    assert result.exit_code == 0, result.output
+    assert catalog.summary(base)["entries"] == 44
+
+
+def test_a_search_keeps_answering_from_the_generation_it_opened(base, tmp_path):
+    """The generation before the live one stays on disk until the next update."""
+    first = folder.live(base)
+    doc = tmp_path / "one.txt"
+    doc.write_text("Rulings\n\n• 2020-01-01\n  Trample lets excess damage through.\n", encoding="utf-8")
+    catalog.ingest(base, [doc])
+    second = folder.live(base)
+    assert second != first and first.is_dir()
+    assert len(list(index.all_entries(first))) == 43 and len(list(index.all_entries(second))) == 44
+    doc.write_text("Rulings\n\n• 2020-01-01\n  Deathtouch works with any amount of damage.\n", encoding="utf-8")
+    catalog.ingest(base, [doc])
+    assert not first.exists() and second.is_dir()
+
+
+@pytest.mark.parametrize("pointer", ["gen-999999\n", "../elsewhere\n", b"\xff\xfe"])
+def test_a_broken_pointer_is_a_damaged_index(base, runner, pointer):
+    target = base / folder.CURRENT
+    target.write_bytes(pointer if isinstance(pointer, bytes) else pointer.encode())
+    result = runner.invoke(cli, ["search", "proliferate", "--index", str(base)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {base}") and "rulings ingest --rebuild" in result.stderr
+    assert result.stderr.count("\n") == 1
+    with pytest.raises(DamagedIndex):
+        folder.live(base)
+
+
+def test_rebuild_recovers_a_broken_pointer(base, runner):
+    (base / folder.CURRENT).write_text("gen-999999\n")
+    result = runner.invoke(cli, ["ingest", "--rebuild", "--index", str(base)])
+    assert result.exit_code == 0, result.output
+    assert complete(base) == 43
+
+
+@pytest.mark.parametrize("command", [["search", "proliferate"], ["ingest"], ["stats"], ["sources"]])
+def test_a_foreign_folder_is_not_taken_for_an_index(runner, tmp_path, command):
+    foreign = tmp_path / "photos"
+    foreign.mkdir()
+    (foreign / "holiday.jpg").write_bytes(b"\xff\xd8\xff\xe0 not an index")
+    result = runner.invoke(cli, [*command, "--index", str(foreign)])
+    assert result.exit_code == 1
+    assert result.stderr == (f"Error: {foreign}: the index is damaged or not a rulings index (it holds other "
+                             "files); 'rulings ingest --rebuild' makes a new one there\n")
+    assert sorted(p.name for p in foreign.iterdir()) == ["holiday.jpg"]        # nothing written there
+    result = runner.invoke(cli, ["ingest", "--rebuild", "--index", str(foreign)])
+    assert result.exit_code == 0
+    assert complete(foreign) == 43 and (foreign / "holiday.jpg").exists()
+
+
+def test_an_index_of_the_layout_before_generations_is_read_and_moved(base, tmp_path):
+    """A folder with state.pkl and whoosh/ directly inside (made by earlier versions)."""
+    legacy = tmp_path / "legacy"
+    shutil.copytree(folder.live(base), legacy)
+    assert complete(legacy) == 43
+    doc = tmp_path / "one.txt"
+    doc.write_text("Rulings\n\n• 2020-01-01\n  Trample lets excess damage through.\n", encoding="utf-8")
+    catalog.ingest(legacy, [doc])
+    assert complete(legacy) == 44
+    assert sorted(p.name for p in legacy.iterdir()) == [folder.CURRENT, "gen-000001", folder.LOCK]
