@@ -29,7 +29,7 @@ import shutil
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from ingest.errors import DamagedIndex, RulingsError
 

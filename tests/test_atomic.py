@@ -86,7 +86,7 @@ def test_parallel_searches_during_an_ingest_all_succeed(base, shared):
         counts = []
         while ingest.poll() is None or not counts:
             done = subprocess.run([*RULINGS, "search", "proliferate", "--format", "json", "--index", str(base)],
-                                  capture_output=True, text=True, timeout=120)
+                                  capture_output=True, text=True, timeout=120, check=False)
             assert done.returncode == 0, done.stderr
             counts.append(len(json.loads(done.stdout)))
         return counts
@@ -99,10 +99,10 @@ def test_parallel_searches_during_an_ingest_all_succeed(base, shared):
 
 
 def test_second_writer_waits_then_stops_with_a_clear_message(base, runner, tmp_path, monkeypatch):
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path;"
-                               "from search import folder\n"
-                               "with folder.locked(Path(sys.argv[1])):\n"
-                               "    print('held', flush=True); time.sleep(60)", str(base)],
+    hold = ("import sys, time; from pathlib import Path; from search import folder\n"
+            "with folder.locked(Path(sys.argv[1])):\n"
+            "    print('held', flush=True); time.sleep(60)")
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(base)],
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
