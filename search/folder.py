@@ -27,9 +27,9 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from collections.abc import Iterable, Iterator
 
 from ingest.errors import DamagedIndex, RulingsError
 
