@@ -23,7 +23,7 @@ def one_error_line(result, starts):
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
-@pytest.mark.parametrize("damage", ["delete-segments", "overwrite-segments", "overwrite-toc"])
+@pytest.mark.parametrize("damage", ["delete-segments", "overwrite-segments", "truncate-segments", "overwrite-toc"])
 @pytest.mark.parametrize("command", [["search", "proliferate"], ["card", "Ice"], ["show", "r-x"],
                                      ["export"], ["mechanics"]])
 def test_damaged_index(runner, index_copy, damage, command):
@@ -34,6 +34,10 @@ def test_damaged_index(runner, index_copy, damage, command):
     elif damage == "overwrite-segments":
         for seg in whoosh.glob("*.seg"):
             seg.write_bytes(b"\x13\x37" * 500)
+    elif damage == "truncate-segments":
+        for seg in whoosh.glob("*.seg"):
+            with open(seg, "r+b") as handle:
+                handle.truncate(seg.stat().st_size // 2)
     else:
         for toc in whoosh.glob("*.toc"):
             toc.write_bytes(b"junk" * 10)
