@@ -43,9 +43,6 @@ from ingest.model import Ruling, Source
 FORMAT = "docx"
 
 _STAR = re.compile(r"^\s*[＊*]\s*")
-# A star that opens a further ruling inside a paragraph: after a sentence end or a line break,
-# not the start of a P/T (``*/*``) or a number; the first group ends the previous ruling.
-_INNER_STAR = re.compile(r"(?:(?<=[。！？.!?」）])[ \t\u3000]*|[ \t\u3000]*\n\s*)[＊*][ \t\u3000]*(?=[^\s/*＊\d])")
 # Only words between emphasis stars: a colour indicator ``*蓝*``, ``*红*，*绿*``, a heading ``***中文版勘误***``.
 _EMPHASIS_ONLY = re.compile(r"^[＊*]+[^＊*，,]{1,12}[＊*]+(\s*[，,]\s*[＊*]+[^＊*，,]{1,12}[＊*]+)*$")
 # A line of dashes/slashes/underscores: ``-----`` between card blocks, ``/////`` between faces.
@@ -110,12 +107,11 @@ def read(path: Path) -> Iterator[Ruling]:
                                             for text in header for line in text.split("\n")):
                 card = named
             header = []
-        for part in split_rulings(body):
-            rulings.append(Ruling(
-                text=part, source=source, position=len(rulings),
-                lang="zh-Hans" if _CJK.search(part) else "en", date=date, card=card,
-                set_code=set_code, publisher="wotc", declared_lang=declared,
-            ))
+        rulings.append(Ruling(
+            text=body, source=source, position=len(rulings),
+            lang="zh-Hans" if _CJK.search(body) else "en", date=date, card=card,
+            set_code=set_code, publisher="wotc", declared_lang=declared,
+        ))
     if not rulings:
         raise NoRulings(str(path), "Word document without ruling paragraphs")
     return iter(rulings)
@@ -140,8 +136,11 @@ def logical_paragraphs(document) -> Iterator[tuple[str, str, bool]]:
 
     Some files (AKH) hold a whole card block in one Word paragraph, its lines
     separated by soft breaks: card text, a blank line, ``* ruling``, a blank line,
-    ``* ruling``. Such a paragraph is split so that each starred line (with the
-    lines that continue it up to a blank line) is its own paragraph.
+    ``* ruling``, then a ``-----`` line. The ruling paragraph is the Word
+    paragraph (PRODUCT.md, ``docx``): such a paragraph yields its card text as
+    one paragraph (a block header) and everything from its first starred line as
+    one ruling paragraph, so its starred lines stay one ruling, text kept whole;
+    a ``-----`` line inside it ends the block as a separate paragraph.
     """
     for paragraph in document.paragraphs:
         style = paragraph.style.name if paragraph.style is not None else ""
@@ -153,14 +152,17 @@ def logical_paragraphs(document) -> Iterator[tuple[str, str, bool]]:
             yield text, style, numbered
             continue
         chunk: list[str] = []
-        for line in lines + [""]:
-            if (not line.strip() or _starred(line) or _BLOCK_SEPARATOR.match(line)) and chunk:
-                yield "\n".join(chunk).strip(), style, False
-                chunk = []
-            if line.strip():
+        for line in lines:
+            if _BLOCK_SEPARATOR.match(line) or (_starred(line) and chunk and not _starred(chunk[0])):
+                if chunk:
+                    yield "\n".join(chunk).strip(), style, False
+                chunk = [line] if _starred(line) else []
+                if _BLOCK_SEPARATOR.match(line):
+                    yield line.strip(), style, False
+            elif line.strip() or chunk:
                 chunk.append(line)
-
-
+        if chunk:
+            yield "\n".join(chunk).strip(), style, False
 def _starred(line: str) -> bool:
     """True for a line marked with a leading star that is not a P/T like ``*/4`` nor a colour indicator."""
     line = line.strip()
@@ -203,12 +205,6 @@ def ruling_text(text: str, style: str, numbered: bool) -> str | None:
     if not body or _POWER_TOUGHNESS.match(text):
         return None
     return body
-
-
-def split_rulings(body: str) -> list[str]:
-    """The rulings of one ruling paragraph's text: split where a star follows a sentence end or a
-    line break (``…都会消失。＊当该牌移回战场之时…`` is two rulings); pieces are stripped, empty ones dropped."""
-    return [part.strip() for part in _INNER_STAR.split(body) if part.strip()]
 
 
 def card_from_header(header: list[str]) -> str | None:
