@@ -23,6 +23,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 from ingest.dates import source_date
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
+from ingest.readers import limits
 
 FORMAT = "gatherer"
 
@@ -51,8 +52,11 @@ def looks_like(head: bytes, suffix: str) -> bool:
 def read(path: Path) -> Iterator[Ruling]:
     """Yield the rulings of one Gatherer card page.
 
-    Raises ReadError for a page cut short, NoRulings for a page without a rulings table.
+    Raises ReadError for a page cut short or past limits.HTML_BYTES, NoRulings for a
+    page without a rulings table. A ruling cell nested deeper than Python's recursion
+    limit raises RecursionError (read_file rejects the file for it).
     """
+    limits.check_size(path, limits.HTML_BYTES, "HTML page")
     raw = path.read_bytes()
     if b"</html>" not in raw[-4096:].lower():
         raise ReadError(str(path), "HTML page cut short (no closing </html>)")
