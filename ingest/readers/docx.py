@@ -85,8 +85,11 @@ def read(path: Path) -> Iterator[Ruling]:
     network connection, so a document cannot pull in another file's text.
     """
     document = _open(path)
-    paragraphs = list(logical_paragraphs(document))
-    declared = declared_lang(document, paragraphs)
+    try:
+        paragraphs = list(logical_paragraphs(document))
+        declared = declared_lang(document, paragraphs)
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError) as err:  # parts missing their elements
+        raise ReadError(str(path), f"damaged Word document ({type(err).__name__}: {err})"[:200]) from None
     date = document_date([text for text, _, _ in paragraphs[:40]])
     set_code = set_code_from_name(path)
     source = Source(str(path), FORMAT)

@@ -14,11 +14,12 @@ A page without a rulings table holds no rulings (NoRulings); a page cut short
 from __future__ import annotations
 
 import re
+from warnings import catch_warnings, simplefilter
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import parse_qs, urlparse
 
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
 
 from ingest.dates import source_date
 from ingest.errors import NoRulings, ReadError
@@ -60,7 +61,9 @@ def read(path: Path) -> Iterator[Ruling]:
     raw = path.read_bytes()
     if b"</html>" not in raw[-4096:].lower():
         raise ReadError(str(path), "HTML page cut short (no closing </html>)")
-    soup = BeautifulSoup(raw, "html.parser")
+    with catch_warnings():
+        simplefilter("ignore", XMLParsedAsHTMLWarning)     # a damaged page that looks like XML
+        soup = BeautifulSoup(raw, "html.parser")
     dates = soup.find_all("td", id=re.compile(r"rulingDate$"))
     texts = soup.find_all("td", id=re.compile(r"rulingText$"))
     if not texts:
