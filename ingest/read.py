@@ -44,8 +44,10 @@ READ_SECONDS = 60.0
 MAX_CHECKED_BYTES = 64 << 20
 
 
-class ReadTimeout(Exception):
-    """Raised inside read_file() by the SIGALRM handler when a file takes longer than READ_SECONDS."""
+class ReadTimeout(BaseException):
+    """Raised inside read_file() by the SIGALRM handler when a file takes longer than READ_SECONDS.
+
+    A BaseException, like KeyboardInterrupt, so that a library's ``except Exception`` cannot swallow it."""
 
 
 @contextmanager
@@ -55,22 +57,29 @@ def time_limit(seconds: float) -> Iterator[None]:
     Uses SIGALRM (POSIX), so it acts only in a process's main thread (pool workers
     and the CLI); elsewhere (Windows, a thread) the block runs without a limit. The
     signal is handled between Python bytecodes: one long C call (a regex, one lxml
-    parse) finishes before it fires. The previous handler is restored afterwards.
+    parse) finishes before it fires. The timer repeats every ``seconds`` (at most 1 s)
+    after the first expiry, because an exception raised while the garbage collector
+    runs a finaliser is swallowed. The previous handler is restored afterwards.
     """
     if seconds <= 0 or not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread():
         yield
         return
+    armed = [True]
 
     def expired(signum, frame):
-        raise ReadTimeout()
+        if armed[0]:
+            raise ReadTimeout()
 
     previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, min(seconds, 1.0))
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        try:
+            armed[0] = False
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
 
 
 @dataclass
