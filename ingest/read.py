@@ -161,6 +161,8 @@ def unclaimed(path: Path, head: bytes) -> tuple[str | None, str | None]:
                     pass
             except ElementTree.ParseError as err:
                 return None, f"damaged or truncated XML ({err})"[:200]
+            except LookupError as err:          # an XML declaration naming an unknown encoding
+                return None, f"damaged XML ({err})"[:200]
             return "XML that is not a ruling document", None
     return "not a ruling document (unknown format)", None
 

@@ -167,3 +167,19 @@ def test_jsonl_line_limit(tmp_path, monkeypatch):
     with pytest.raises(ReadError) as err:
         list(jsonl.read(path))
     assert str(err.value) == f"{path}: line 2 is longer than 100 characters, the most read at once"
+
+
+def test_xml_with_unknown_encoding_rejected(tmp_path):
+    """Found by the reader fuzz tests: ElementTree raises LookupError for an unknown declared encoding."""
+    path = tmp_path / "page.xml"
+    path.write_bytes(b'<?xml version="1.0" encoding="ttf-8"?><page><title>Crew</title></page>')
+    assert read_file(path).rejected == "damaged XML (unknown encoding: ttf-8)"
+
+
+def test_pdf_with_unsupported_filter_rejected(tmp_path, shared):
+    """Found by the reader fuzz tests: pypdf raises NotImplementedError for a stream filter that is a number."""
+    raw = (shared / "realdata/zh-cn-release-notes-athenacykes/release_notes/faq_one.pdf").read_bytes()
+    assert b"/Filter/FlateDecode" in raw
+    path = tmp_path / "filter.pdf"
+    path.write_bytes(raw.replace(b"/Filter/FlateDecode", b"/Filter 0.0       "))   # same length: offsets hold
+    assert "Unsupported filter 0.0" in read_file(path).rejected

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import logging
 import re
+import struct
+import zlib
 from pathlib import Path
 from typing import Iterator
 
@@ -89,8 +91,14 @@ def extract_lines(path: Path) -> list[str]:
         return [line for page in reader.pages for line in (page.extract_text() or "").split("\n")]
     except ReadError:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, OSError) as err:
+    except _DAMAGED as err:
         raise ReadError(str(path), f"damaged or truncated PDF ({type(err).__name__}: {err})"[:200]) from None
+
+
+# What pypdf raises for a damaged file besides its own PdfReadError: a missing or mistyped object,
+# a bad number, an unsupported filter name (found by tests/test_fuzz_readers.py), a broken stream.
+_DAMAGED = (PdfReadError, ValueError, LookupError, TypeError, AttributeError, ArithmeticError,
+            NotImplementedError, AssertionError, OSError, zlib.error, struct.error)
 
 
 def _decrypt(path: Path, reader: PdfReader) -> None:
