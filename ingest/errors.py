@@ -11,10 +11,16 @@ class RulingsError(Exception):
     """A problem the user can fix. str(err) is one line."""
 
 
+def one_line(reason: str) -> str:
+    """reason with its line breaks turned into spaces: a parser's message may span lines (lxml)."""
+    return " ".join(part.strip() for part in reason.splitlines() if part.strip()) if reason else reason
+
+
 class ReadError(RulingsError):
-    """A document could not be read (damaged, undecodable, wrong shape)."""
+    """A document could not be read (damaged, undecodable, wrong shape). The reason is made one line."""
 
     def __init__(self, path: str, reason: str) -> None:
+        reason = one_line(reason)
         super().__init__(f"{path}: {reason}")
         self.path, self.reason = str(path), reason
 
@@ -26,6 +32,7 @@ class NoRulings(RulingsError):
     """
 
     def __init__(self, path: str, reason: str, card_names: dict[str, str] | None = None) -> None:
+        reason = one_line(reason)
         super().__init__(f"{path}: {reason}")
         self.path, self.reason = str(path), reason
         self.card_names = card_names or {}

@@ -5,16 +5,29 @@ the rulings read plus, per file, whether it was read, skipped (holds no rulings)
 or rejected (cannot be read). Nothing is silently dropped. A file that starts like
 JSON but that no reader claims is checked to the end: valid JSON of another kind
 is skipped, damaged or truncated JSON is rejected with the reason.
+
+Hostile input (docs: README "Trust"): no file may crash the reader, exhaust the
+machine or take forever. Each reader bounds what it holds in memory (its own
+size limits: ``MAX_BYTES`` of text, jsonl lines, Gatherer pages and JSON read
+whole, the inflated parts of a docx, PDFs); read_file() adds a time limit per file
+(READ_SECONDS) and turns nesting too deep for Python's recursion limit into a
+rejection. ``walk`` never follows a symbolic link to a folder, so a link loop
+cannot make it run forever; each such link is reported, not silently passed over.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import signal
+import sys
+import threading
+from contextlib import contextmanager
 from xml.etree import ElementTree
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable, Iterator
 
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling
@@ -24,6 +37,49 @@ from ingest.readers import docx, gatherer, jsonl, jsontext, mtgjson, pdf, scryfa
 # export) goes first: its entries hold card and set keys the JSON readers would claim.
 READERS = [jsonl, scryfall, mtgjson, gatherer, docx, pdf, text]
 HEAD_BYTES = 65536
+# Time limit of reading one file, in seconds. The slowest real file (a 1.1 MB release-notes
+# PDF) takes about 6 s; a file that takes ten times that is hostile or broken.
+READ_SECONDS = 60.0
+# A JSON or XML file that no reader claims is checked to its end only up to this size.
+MAX_CHECKED_BYTES = 64 << 20
+
+
+class ReadTimeout(BaseException):
+    """Raised inside read_file() by the SIGALRM handler when a file takes longer than READ_SECONDS.
+
+    A BaseException, like KeyboardInterrupt, so that a library's ``except Exception`` cannot swallow it."""
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise ReadTimeout in the block after ``seconds`` of wall time.
+
+    Uses SIGALRM (POSIX), so it acts only in a process's main thread (pool workers
+    and the CLI); elsewhere (Windows, a thread) the block runs without a limit. The
+    signal is handled between Python bytecodes: one long C call (a regex, one lxml
+    parse) finishes before it fires. The timer repeats every ``seconds`` (at most 1 s)
+    after the first expiry, because an exception raised while the garbage collector
+    runs a finaliser is swallowed. The previous handler is restored afterwards.
+    """
+    if seconds <= 0 or not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    armed = [True]
+
+    def expired(signum, frame):
+        if armed[0]:
+            raise ReadTimeout()
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds, min(seconds, 1.0))
+    try:
+        yield
+    finally:
+        try:
+            armed[0] = False
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
 
 
 @dataclass
@@ -79,7 +135,11 @@ def unclaimed(path: Path, head: bytes) -> tuple[str | None, str | None]:
     """
     if looks_binary(head):
         return None, "binary file, not a ruling document"
+    too_big = path.stat().st_size > MAX_CHECKED_BYTES
     if jsontext.looks_like_json(head):
+        if too_big:
+            return (f"JSON that is not a ruling document (no Scryfall, MTGJSON or export shape in its "
+                    f"first bytes; not checked further: larger than {MAX_CHECKED_BYTES >> 20} MiB)"), None
         try:
             jsontext.check(path)
         except ReadError as err:
@@ -94,11 +154,15 @@ def unclaimed(path: Path, head: bytes) -> tuple[str | None, str | None]:
                     return None, "HTML page cut short (no closing </html>)"
             return "HTML page that is not a Gatherer card page", None
         if text.startswith("<?xml") or re.match(r"<[a-z_][\w:.-]*[\s>/]", text):
+            if too_big:
+                return f"XML that is not a ruling document (not checked: larger than {MAX_CHECKED_BYTES >> 20} MiB)", None
             try:
                 for _ in ElementTree.iterparse(path):
                     pass
             except ElementTree.ParseError as err:
                 return None, f"damaged or truncated XML ({err})"[:200]
+            except LookupError as err:          # an XML declaration naming an unknown encoding
+                return None, f"damaged XML ({err})"[:200]
             return "XML that is not a ruling document", None
     return "not a ruling document (unknown format)", None
 
@@ -106,15 +170,35 @@ def unclaimed(path: Path, head: bytes) -> tuple[str | None, str | None]:
 def read_file(path: Path) -> FileResult:
     """Read one file into a FileResult; never raises for bad content.
 
-    Raises OSError only when the file cannot be opened at all.
+    A file is rejected (with the reason) when it takes longer than READ_SECONDS to read, when it is nested deeper than Python's
+    recursion limit allows, or when reading it runs out of memory. An empty file
+    is skipped. Raises OSError only when the file cannot be opened at all.
     """
     with open(path, "rb") as handle:
         head = handle.read(HEAD_BYTES)
-    reader = sniff(path, head)
     result = FileResult(str(path))
+    if not head:
+        result.skipped = "empty file (0 bytes)"
+        return result
+    limit = READ_SECONDS
+    try:
+        with time_limit(limit):
+            _read_into(result, path, head)
+    except ReadTimeout:
+        result.rulings, result.rejected = [], f"took longer than {limit:g} s to read (the limit per file)"
+    except RecursionError:
+        result.rulings, result.rejected = [], f"nested deeper than {sys.getrecursionlimit()} levels (too deep to read)"
+    except MemoryError:
+        result.rulings, result.rejected = [], "needs more memory than the machine gives (too large to read)"
+    return result
+
+
+def _read_into(result: FileResult, path: Path, head: bytes) -> None:
+    """Sniff the file and run its reader, filling result's format, rulings and skip/reject reason."""
+    reader = sniff(path, head)
     if reader is None:
         result.skipped, result.rejected = unclaimed(path, head)
-        return result
+        return
     result.format = reader.FORMAT
     try:
         if hasattr(reader, "read_with_names"):
@@ -129,16 +213,51 @@ def read_file(path: Path) -> FileResult:
         result.rejected = err.reason
     if not result.rulings and not (result.skipped or result.rejected):
         result.skipped = "holds no rulings"
-    return result
 
 
-def walk(path: Path) -> Iterable[Path]:
-    """Yield the files under path (or path itself), sorted, skipping hidden entries."""
+def walk(path: Path, on_skip: Callable[[Path, str], None] | None = None) -> Iterable[Path]:
+    """Yield the files under path (or path itself), sorted, skipping hidden entries.
+
+    A symbolic link to a folder is never followed (so a link loop such as ``loop -> ..``
+    cannot make the walk endless, and a link cannot pull in files from elsewhere); each
+    one, and each link that loops (``a -> b``, ``b -> a``), is passed to
+    ``on_skip(link, reason)`` instead of being yielded. Other links to files are yielded
+    like files (one that dangles then fails to open and is rejected by the caller).
+    """
     if path.is_file():
         yield path
         return
     for root, dirs, files in os.walk(path):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(d for d in dirs if not d.startswith(".")):
+            link = Path(root) / name
+            if on_skip is not None and link.is_symlink():
+                on_skip(link, link_reason(link))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (Path(root) / d).is_symlink())
         for name in sorted(files):
-            if not name.startswith("."):
-                yield Path(root) / name
+            if name.startswith("."):
+                continue
+            file = Path(root) / name
+            if file.is_symlink() and _loops(file):
+                if on_skip is not None:
+                    on_skip(file, "symbolic link loop (the link never reaches a file)")
+                continue
+            yield file
+
+
+def _loops(link: Path) -> bool:
+    """True when resolving the symbolic link runs in a circle."""
+    try:
+        link.resolve(strict=True)
+    except RuntimeError:                  # Python < 3.13: "Symlink loop from ..."
+        return True
+    except OSError as err:
+        return err.errno == errno.ELOOP
+    return False
+
+
+def link_reason(link: Path) -> str:
+    """Why a symbolic link to a folder is skipped: a loop when it leads back to a folder that contains it."""
+    target = link.resolve()
+    if link.parent.resolve().is_relative_to(target):
+        return f"symbolic link loop (leads back to {target}); links to folders are not followed"
+    return f"symbolic link to the folder {target}; links to folders are not followed"

@@ -39,6 +39,7 @@ from docx.oxml.ns import qn
 from ingest.dates import parse_date
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
+from ingest.readers import limits
 
 FORMAT = "docx"
 
@@ -75,11 +76,17 @@ def read(path: Path) -> Iterator[Ruling]:
     """Yield the ruling paragraphs of one release-notes document.
 
     Raises ReadError for a file that is not a Word document (a zip of something
-    else, a damaged zip), NoRulings for a document without ruling paragraphs.
+    else, a damaged zip, an encrypted document), for a zip bomb (see check_parts),
+    NoRulings for a document without ruling paragraphs. XML is parsed by python-docx's
+    lxml parser, which resolves no entities (``resolve_entities=False``) and opens no
+    network connection, so a document cannot pull in another file's text.
     """
     document = _open(path)
-    paragraphs = list(logical_paragraphs(document))
-    declared = declared_lang(document, paragraphs)
+    try:
+        paragraphs = list(logical_paragraphs(document))
+        declared = declared_lang(document, paragraphs)
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError) as err:  # parts missing their elements
+        raise ReadError(str(path), f"damaged Word document ({type(err).__name__}: {err})"[:200]) from None
     date = document_date([text for text, _, _ in paragraphs[:40]])
     set_code = set_code_from_name(path)
     source = Source(str(path), FORMAT)
@@ -122,6 +129,7 @@ def _open(path: Path):
         with zipfile.ZipFile(path) as archive:
             if "word/document.xml" not in archive.namelist():
                 raise ReadError(str(path), "zip file without word/document.xml, not a Word document")
+            check_parts(path, archive.infolist())
         return python_docx.Document(str(path))
     except ReadError:
         raise
@@ -129,6 +137,25 @@ def _open(path: Path):
         raise ReadError(str(path), f"damaged zip file ({err})") from None
     except Exception as err:  # python-docx and lxml raise many kinds for a damaged part
         raise ReadError(str(path), f"damaged Word document ({type(err).__name__}: {err})"[:200]) from None
+
+
+def check_parts(path: Path, parts: list[zipfile.ZipInfo]) -> None:
+    """Raise ReadError for a zip bomb: more than limits.DOCX_PARTS parts, a part that inflates
+    past limits.DOCX_PART_BYTES, or parts that inflate past limits.DOCX_TOTAL_BYTES together;
+    and for an encrypted part. The sizes are the ones the zip declares; zipfile never
+    inflates a part past its declared size (it fails the CRC check instead)."""
+    if len(parts) > limits.DOCX_PARTS:
+        raise ReadError(str(path), f"zip of {len(parts)} parts, more than {limits.DOCX_PARTS} (not a Word document)")
+    for part in parts:
+        if part.flag_bits & 0x1:
+            raise ReadError(str(path), f"encrypted zip part {part.filename}")
+        if part.file_size > limits.DOCX_PART_BYTES:
+            raise ReadError(str(path), f"zip part {part.filename} inflates to {limits.size_text(part.file_size)}, "
+                                       f"more than {limits.size_text(limits.DOCX_PART_BYTES)} (a zip bomb?)")
+    total = sum(part.file_size for part in parts)
+    if total > limits.DOCX_TOTAL_BYTES:
+        raise ReadError(str(path), f"zip parts inflate to {limits.size_text(total)} together, "
+                                   f"more than {limits.size_text(limits.DOCX_TOTAL_BYTES)} (a zip bomb?)")
 
 
 def logical_paragraphs(document) -> Iterator[tuple[str, str, bool]]:

@@ -14,15 +14,17 @@ A page without a rulings table holds no rulings (NoRulings); a page cut short
 from __future__ import annotations
 
 import re
+from warnings import catch_warnings, simplefilter
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import parse_qs, urlparse
 
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
 
 from ingest.dates import source_date
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
+from ingest.readers import limits
 
 FORMAT = "gatherer"
 
@@ -51,12 +53,17 @@ def looks_like(head: bytes, suffix: str) -> bool:
 def read(path: Path) -> Iterator[Ruling]:
     """Yield the rulings of one Gatherer card page.
 
-    Raises ReadError for a page cut short, NoRulings for a page without a rulings table.
+    Raises ReadError for a page cut short or past limits.HTML_BYTES, NoRulings for a
+    page without a rulings table. A ruling cell nested deeper than Python's recursion
+    limit raises RecursionError (read_file rejects the file for it).
     """
+    limits.check_size(path, limits.HTML_BYTES, "HTML page")
     raw = path.read_bytes()
     if b"</html>" not in raw[-4096:].lower():
         raise ReadError(str(path), "HTML page cut short (no closing </html>)")
-    soup = BeautifulSoup(raw, "html.parser")
+    with catch_warnings():
+        simplefilter("ignore", XMLParsedAsHTMLWarning)     # a damaged page that looks like XML
+        soup = BeautifulSoup(raw, "html.parser")
     dates = soup.find_all("td", id=re.compile(r"rulingDate$"))
     texts = soup.find_all("td", id=re.compile(r"rulingText$"))
     if not texts:

@@ -25,6 +25,7 @@ from typing import Iterator
 from ingest.dates import source_date
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
+from ingest.readers import limits
 
 FORMAT = "jsonl"
 
@@ -68,13 +69,9 @@ def read(path: Path) -> Iterator[Ruling]:
     NoRulings for an export with no entries and for JSON Lines that are not an
     export (no meta line, first record not an entry).
     """
-    try:
-        raw = path.read_text("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise ReadError(str(path), f"not UTF-8 ({err.reason})") from None
     rulings: list[Ruling] = []
     export = False
-    for number, line in enumerate(raw.splitlines(), start=1):
+    for number, line in _lines(path):
         if not line.strip():
             continue
         try:
@@ -91,6 +88,22 @@ def read(path: Path) -> Iterator[Ruling]:
         raise NoRulings(str(path), "export holds no entries")
     rulings.sort(key=lambda r: (r.source.path, r.position))
     yield from rulings
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, line) of a UTF-8 file read one line at a time (a file of any size); ReadError
+    for bytes that are not UTF-8 and for a line longer than limits.JSONL_LINE_BYTES characters."""
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            number = 0
+            while line := handle.readline(limits.JSONL_LINE_BYTES + 1):
+                number += 1
+                if len(line) > limits.JSONL_LINE_BYTES:
+                    raise ReadError(str(path), f"line {number} is longer than {limits.JSONL_LINE_BYTES:,} "
+                                               f"characters, the most read at once")
+                yield number, line
+    except UnicodeDecodeError as err:
+        raise ReadError(str(path), f"not UTF-8 ({err.reason})") from None
 
 
 def _is_entry(record) -> bool:

@@ -8,11 +8,13 @@ ReadError naming the reason (truncated, bad syntax, undecodable bytes).
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import ijson
 
 from ingest.errors import ReadError
+from ingest.readers import limits
 from ingest.readers.text import decode
 
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -44,7 +46,9 @@ def is_utf8(raw: bytes) -> bool:
 
 
 def load(path: Path):
-    """Parse a whole JSON file; raises ReadError for undecodable bytes or damaged JSON."""
+    """Parse a whole JSON file; raises ReadError for undecodable bytes, damaged JSON, JSON
+    nested deeper than Python's recursion limit, or a file past limits.JSON_WHOLE_BYTES."""
+    limits.check_size(path, limits.JSON_WHOLE_BYTES, "JSON read whole")
     raw = path.read_bytes()
     try:
         raw.decode("utf-8")
@@ -54,6 +58,8 @@ def load(path: Path):
     text = decode(raw, str(path))
     try:
         return json.loads(text)
+    except RecursionError:
+        raise ReadError(str(path), f"JSON nested deeper than {sys.getrecursionlimit()} levels") from None
     except json.JSONDecodeError as err:
         if err.pos >= len(text.rstrip()) or not text.rstrip().endswith(("}", "]")):
             raise ReadError(str(path), f"truncated JSON (ends at line {err.lineno})") from None

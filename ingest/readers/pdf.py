@@ -22,15 +22,18 @@ from __future__ import annotations
 
 import logging
 import re
+import struct
+import zlib
 from pathlib import Path
 from typing import Iterator
 
 from pypdf import PdfReader
-from pypdf.errors import PdfReadError
+from pypdf.errors import DependencyError, PdfReadError
 
 from ingest.dates import parse_date
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
+from ingest.readers import limits
 from ingest.readers.docx import COST_LINE, TYPE_PREFIX, clean_card_name, set_code_from_name
 
 FORMAT = "pdf"
@@ -71,17 +74,41 @@ def read(path: Path) -> Iterator[Ruling]:
 
 
 def extract_lines(path: Path) -> list[str]:
-    """Every text line of every page, in order (trailing spaces kept: they mark paragraph ends)."""
+    """Every text line of every page, in order (trailing spaces kept: they mark paragraph ends).
+
+    Raises ReadError for a damaged PDF, a file past limits.PDF_BYTES, and an encrypted PDF
+    that does not open with the empty password (one encrypted only against editing opens).
+    pypdf bounds what a compressed stream may inflate to (``pypdf.filters.ZLIB_MAX_OUTPUT_LENGTH``).
+    """
     logging.getLogger("pypdf").setLevel(logging.ERROR)
+    limits.check_size(path, limits.PDF_BYTES, "PDF")
     try:
         reader = PdfReader(str(path), strict=False)
+        if reader.is_encrypted:
+            _decrypt(path, reader)
         if not reader.pages:
             raise ReadError(str(path), "PDF without pages")
         return [line for page in reader.pages for line in (page.extract_text() or "").split("\n")]
     except ReadError:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, OSError) as err:
+    except _DAMAGED as err:
         raise ReadError(str(path), f"damaged or truncated PDF ({type(err).__name__}: {err})"[:200]) from None
+
+
+# What pypdf raises for a damaged file besides its own PdfReadError: a missing or mistyped object,
+# a bad number, an unsupported filter name (found by tests/test_fuzz_readers.py), a broken stream.
+_DAMAGED = (PdfReadError, ValueError, LookupError, TypeError, AttributeError, ArithmeticError,
+            NotImplementedError, AssertionError, OSError, zlib.error, struct.error)
+
+
+def _decrypt(path: Path, reader: PdfReader) -> None:
+    """Open an encrypted PDF with the empty user password; ReadError when that fails."""
+    try:
+        opened = reader.decrypt("")
+    except (PdfReadError, DependencyError, NotImplementedError, ValueError) as err:
+        raise ReadError(str(path), f"encrypted PDF that cannot be opened ({type(err).__name__}: {err})"[:200]) from None
+    if not opened:
+        raise ReadError(str(path), "encrypted PDF (needs a password)")
 
 
 def join_lines(lines: list[str]) -> str:

@@ -15,6 +15,7 @@ from typing import Iterator
 
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
+from ingest.readers import limits
 
 FORMAT = "text"
 
@@ -59,8 +60,10 @@ def read(path: Path) -> Iterator[Ruling]:
 
     Dates: layout 1 is ISO; layout 2 is day/month/year (``25/07/2025``); layout 3
     is undated. ``card`` is the card-name line of layout 2, else None. Raises
-    NoRulings for any other text and ReadError for undecodable bytes.
+    NoRulings for any other text and ReadError for undecodable bytes or a file
+    past limits.TEXT_BYTES.
     """
+    limits.check_size(path, limits.TEXT_BYTES, "text file")
     text = decode(path.read_bytes(), str(path))
     lines = [line.rstrip() for line in text.splitlines()]
     nonblank = [i for i, line in enumerate(lines) if line.strip()]

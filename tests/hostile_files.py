@@ -1,0 +1,118 @@
+"""The hostile inputs of issue 10, written into a folder by code (never copied from ../shared).
+
+``build(folder)`` writes one file per hostile kind plus two good ruling files in legacy
+encodings (cp1252, UTF-16), and returns ``{file name: expected}`` where expected is
+``("rulings", n)``, ``("skipped", reason part)`` or ``("rejected", reason part)``.
+Used by tests/test_hostile.py and bench/hostile_memory.py.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import zipfile
+from pathlib import Path
+
+from pypdf import PdfWriter
+
+# A ruling page in the seed layout 1 ("Rulings", then "• YYYY-MM-DD" bullets each followed by text).
+LEGACY_RULINGS = ("Rulings\n\n• 2021-04-16\nÆther Vial’s ability can put a creature card onto the battlefield.\n\n"
+                  "• 2021-04-16\nDandân can’t attack unless defending player controls an Island.\n")
+SECRET = "SECRET-FROM-OUTSIDE-THE-DOCUMENT"
+
+_CONTENT_TYPES = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+    '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+    '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+    '<Default Extension="xml" ContentType="application/xml"/>'
+    '<Override PartName="/word/document.xml" '
+    'ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'
+    '</Types>')
+_RELS = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+    '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+    '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+    'officeDocument" Target="word/document.xml"/></Relationships>')
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+def docx_bytes(paragraphs: list[str], doctype: str = "", padding: int = 0) -> bytes:
+    """A minimal Word document (content types, relationships, document.xml) of ``＊`` paragraphs.
+
+    doctype: a DOCTYPE inserted before the root (for the external-entity test); padding:
+    bytes of whitespace written inside document.xml, compressed (the zip bomb).
+    """
+    body = "".join(f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>" for text in paragraphs)
+    head = f'<?xml version="1.0" encoding="UTF-8"?>{doctype}<w:document xmlns:w="{_W}"><w:body>{body}'
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", _CONTENT_TYPES)
+        archive.writestr("_rels/.rels", _RELS)
+        with archive.open("word/document.xml", "w", force_zip64=padding > 1 << 30) as part:
+            part.write(head.encode())
+            block = b" " * (1 << 20)
+            for _ in range(padding >> 20):
+                part.write(block)
+            part.write(b"</w:body></w:document>")
+    return buffer.getvalue()
+
+
+def pdf_bytes(password: str | None = None) -> bytes:
+    """A one-page blank PDF, encrypted with a user password when one is given."""
+    writer = PdfWriter()
+    writer.add_blank_page(width=200, height=200)
+    if password:
+        writer.encrypt(user_password=password, owner_password=password + "-owner", algorithm="RC4-128")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+def build(folder: Path, big_json_mb: int = 100) -> dict[str, tuple[str, object]]:
+    """Write the hostile files into folder (created); return what each must give."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(10)
+    expected: dict[str, tuple[str, object]] = {}
+
+    def put(name: str, data: bytes, outcome: str, detail: object) -> None:
+        (folder / name).write_bytes(data)
+        expected[name] = (outcome, detail)
+
+    put("empty.txt", b"", "skipped", "empty file")
+    put("random.bin", rng.randbytes(1 << 20), "rejected", "binary file")
+    put("invalid-utf8.txt", b"Rulings\n\n\xe2\x80 \x81\x8d\x8f\x90\x9d \xc3\x28\n", "rejected",
+        "not UTF-8, UTF-16 or cp1252 text")
+    put("cp1252.txt", LEGACY_RULINGS.encode("cp1252"), "rulings", 2)
+    put("utf16.txt", LEGACY_RULINGS.encode("utf-16"), "rulings", 2)
+    # One line of 100 MB: a Scryfall rulings list whose one item is a 100 MB string.
+    with open(folder / "one-line.json", "wb") as handle:
+        handle.write(b'{"object": "list", "has_more": false, "data": ["')
+        block = b"x" * (1 << 20)
+        for _ in range(big_json_mb):
+            handle.write(block)
+        handle.write(b'"]}')
+    expected["one-line.json"] = ("rejected", "larger than")
+    put("deep.json", b'{"object": "list", "data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        "rejected", "nested deeper than")
+    # A Gatherer card page whose one ruling cell holds 100,000 nested tags.
+    deep = "<span>" * 100_000 + "x" + "</span>" * 100_000
+    put("deep.html", ('<!DOCTYPE html><html><head><title>Card/Details.aspx</title></head><body><table><tr>'
+                      '<td id="ctl00_rulingsRepeater_ctl00_rulingDate">6/1/2011</td>'
+                      f'<td id="ctl00_rulingsRepeater_ctl00_rulingText">{deep}</td>'
+                      '</tr></table></body></html>').encode(), "rejected", "nested deeper than")
+    put("faq_bomb.docx", docx_bytes(["＊A ruling in a bomb."], padding=300 << 20), "rejected", "inflates to")
+    put("faq_xxe.docx", docx_bytes(["＊Ruling before the entity.", f"＊Entity: &xxe;"],
+                                   doctype=f'<!DOCTYPE w:document [<!ENTITY xxe SYSTEM "file://{folder / ".secret"}">]>'),
+        "rulings", 2)
+    (folder / ".secret").write_text(SECRET + "\n", encoding="utf-8")   # hidden: never walked
+    put("encrypted.pdf", pdf_bytes("hunter2"), "rejected", "encrypted PDF")
+    put("damaged.pdf", pdf_bytes()[:300] + rng.randbytes(2000), "rejected", "PDF")
+    loop = folder / "loop"
+    loop.mkdir(exist_ok=True)
+    for name, target in (("back", ".."), ("self", ".")):
+        link = loop / name
+        if not link.is_symlink():
+            os.symlink(target, link)
+        expected[f"loop/{name}"] = ("skipped", "symbolic link")
+    return expected

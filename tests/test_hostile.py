@@ -1,0 +1,185 @@
+"""Hostile inputs (issue 10): each is reported with its path and reason, every good ruling is ingested,
+nothing outside a document is read into it. The files are built by tests/hostile_files.py."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import hostile_files
+from ingest import read
+from ingest.errors import ReadError
+from ingest.read import read_file, walk
+from ingest.readers import jsonl, limits
+from search.cli import cli
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory) -> tuple[Path, dict]:
+    folder = tmp_path_factory.mktemp("hostile")
+    return folder, hostile_files.build(folder)
+
+
+@pytest.fixture(scope="module")
+def ingested(hostile, shared, tmp_path_factory):
+    """``rulings ingest HOSTILE SEEDS --format json`` and the same of the seeds alone."""
+    from click.testing import CliRunner
+    folder, _ = hostile
+    runner = CliRunner()
+    mixed, clean = tmp_path_factory.mktemp("mixed-ix"), tmp_path_factory.mktemp("clean-ix")
+    both = runner.invoke(cli, ["ingest", str(folder), str(shared / "seeds"), "--format", "json", "--index", str(mixed)])
+    alone = runner.invoke(cli, ["ingest", str(shared / "seeds"), "--format", "json", "--index", str(clean)])
+    return both, alone, mixed
+
+
+def test_hostile_folder_exit_0(ingested):
+    both, alone, _ = ingested
+    assert both.exit_code == 0, both.output
+    assert alone.exit_code == 0
+
+
+def test_each_hostile_file_reported_with_reason(ingested, hostile):
+    folder, expected = hostile
+    report = json.loads(ingested[0].stdout)
+    reported = {kind: {Path(item["path"]).relative_to(folder).as_posix(): item["reason"]
+                       for item in report[kind] if Path(item["path"]).is_relative_to(folder)}
+                for kind in ("skipped", "rejected")}
+    for name, (outcome, detail) in expected.items():
+        if name.startswith("loop/"):
+            continue                 # links to folders are reported by walk(on_skip=...), see below
+        if outcome == "rulings":
+            assert name not in reported["skipped"] and name not in reported["rejected"]
+        else:
+            assert detail in reported[outcome][name], (name, reported[outcome].get(name))
+    assert set(reported["rejected"]) == {n for n, (o, _) in expected.items() if o == "rejected"}
+
+
+def test_every_good_ruling_ingested(ingested):
+    both, alone, _ = ingested
+    # seeds alone, plus 2 rulings each of cp1252.txt, utf16.txt and faq_xxe.docx
+    assert json.loads(both.stdout)["rulings"] == json.loads(alone.stdout)["rulings"] + 6
+
+
+def test_legacy_encodings_read_as_the_same_rulings(ingested, hostile):
+    from click.testing import CliRunner
+    folder, _ = hostile
+    out = CliRunner().invoke(cli, ["export", "--format", "jsonl", "--query", "Dandân", "--index", str(ingested[2])])
+    entries = [json.loads(line) for line in out.stdout.splitlines()[1:]]
+    (entry,) = [e for e in entries if e["text"].startswith("Dandân")]
+    assert entry["text"] == "Dandân can’t attack unless defending player controls an Island."
+    assert sorted(Path(v["source"]["path"]).name for v in entry["variants"]) == ["cp1252.txt", "utf16.txt"]
+
+
+def test_external_entity_not_resolved(ingested, hostile):
+    """faq_xxe.docx declares an entity pointing at a local file: its text is in no ruling and no index file."""
+    folder, _ = hostile
+    secret = hostile_files.SECRET.encode()
+    assert (folder / ".secret").read_bytes().startswith(secret)
+    result = read_file(folder / "faq_xxe.docx")
+    assert [r.text for r in result.rulings] == ["Ruling before the entity.", "Entity:"]
+    for path in ingested[2].rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_bytes(), path
+
+
+def test_walk_reports_symlink_loops_and_ends(hostile):
+    folder, expected = hostile
+    skipped: list[tuple[str, str]] = []
+    files = [p.relative_to(folder).as_posix() for p in walk(folder, on_skip=lambda p, why: skipped.append((p, why)))]
+    assert files == sorted(n for n in expected if not n.startswith("loop/"))
+    assert [(p.relative_to(folder).as_posix(), why.split(" (")[0]) for p, why in skipped] == \
+        [("loop/back", "symbolic link loop"), ("loop/self", "symbolic link loop")]
+
+
+def test_link_to_another_folder_is_not_followed(tmp_path, shared):
+    (tmp_path / "elsewhere").symlink_to(shared / "seeds")
+    skipped = []
+    assert list(walk(tmp_path, on_skip=lambda p, why: skipped.append(why))) == []
+    assert skipped == [f"symbolic link to the folder {(shared / 'seeds').resolve()}; links to folders are not followed"]
+
+
+def test_looping_file_links_skipped(runner, tmp_path, shared):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    os.symlink("a", folder / "b")
+    os.symlink("b", folder / "a")
+    os.symlink(shared / "seeds" / "000_4791008fab4c9afc.txt", folder / "seed.txt")
+    skipped = []
+    assert list(walk(folder, on_skip=lambda p, why: skipped.append((p.name, why)))) == [folder / "seed.txt"]
+    assert skipped == [("a", "symbolic link loop (the link never reaches a file)"),
+                       ("b", "symbolic link loop (the link never reaches a file)")]
+    result = runner.invoke(cli, ["ingest", str(folder), "--format", "json", "--index", str(tmp_path / "ix")])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["formats"] == {"text": {"files": 1, "rulings": 17}}
+
+
+def test_time_limit_per_file(hostile, monkeypatch):
+    folder, _ = hostile
+    monkeypatch.setattr(read, "READ_SECONDS", 0.05)
+    result = read_file(folder / "deep.html")       # html.parser alone takes over a second on 100,000 tags
+    assert result.rejected == "took longer than 0.05 s to read (the limit per file)"
+    assert result.rulings == []
+
+
+def test_empty_file_skipped(hostile):
+    assert read_file(hostile[0] / "empty.txt").skipped == "empty file (0 bytes)"
+
+
+def test_zip_bomb_rejected_before_inflating(hostile):
+    result = read_file(hostile[0] / "faq_bomb.docx")
+    assert result.rejected == "zip part word/document.xml inflates to 300.0 MiB, more than 16.0 MiB (a zip bomb?)"
+    assert (hostile[0] / "faq_bomb.docx").stat().st_size < 2 * limits.MiB
+
+
+def test_encrypted_pdf_rejected(hostile):
+    assert read_file(hostile[0] / "encrypted.pdf").rejected == "encrypted PDF (needs a password)"
+
+
+def test_pdf_encrypted_with_empty_password_opens(tmp_path):
+    """A PDF encrypted only against editing (empty user password) is read like any other."""
+    path = tmp_path / "open.pdf"
+    path.write_bytes(hostile_files.pdf_bytes(password=None))
+    from pypdf import PdfReader, PdfWriter
+    writer = PdfWriter(clone_from=PdfReader(path))
+    writer.encrypt(user_password="", owner_password="owner", algorithm="RC4-128")
+    with open(path, "wb") as handle:
+        writer.write(handle)
+    result = read_file(path)
+    assert result.format == "pdf" and result.skipped == "PDF without • ruling paragraphs"
+
+
+def test_deep_json_rejected(hostile):
+    assert read_file(hostile[0] / "deep.json").rejected.startswith("JSON nested deeper than ")
+
+
+def test_big_json_rejected_by_size(hostile):
+    assert read_file(hostile[0] / "one-line.json").rejected == \
+        "JSON read whole of 100.0 MiB is larger than 64.0 MiB, the most read at once"
+
+
+def test_jsonl_line_limit(tmp_path, monkeypatch):
+    path = tmp_path / "export.jsonl"
+    path.write_text('{"meta": {"selected": {}}}\n{"id": "r-1", "text": "' + "x" * 200 + '"}\n', encoding="utf-8")
+    monkeypatch.setattr(limits, "JSONL_LINE_BYTES", 100)
+    with pytest.raises(ReadError) as err:
+        list(jsonl.read(path))
+    assert str(err.value) == f"{path}: line 2 is longer than 100 characters, the most read at once"
+
+
+def test_xml_with_unknown_encoding_rejected(tmp_path):
+    """Found by the reader fuzz tests: ElementTree raises LookupError for an unknown declared encoding."""
+    path = tmp_path / "page.xml"
+    path.write_bytes(b'<?xml version="1.0" encoding="ttf-8"?><page><title>Crew</title></page>')
+    assert read_file(path).rejected == "damaged XML (unknown encoding: ttf-8)"
+
+
+def test_pdf_with_unsupported_filter_rejected(tmp_path, shared):
+    """Found by the reader fuzz tests: pypdf raises NotImplementedError for a stream filter that is a number."""
+    raw = (shared / "realdata/zh-cn-release-notes-athenacykes/release_notes/faq_one.pdf").read_bytes()
+    assert b"/Filter/FlateDecode" in raw
+    path = tmp_path / "filter.pdf"
+    path.write_bytes(raw.replace(b"/Filter/FlateDecode", b"/Filter 0.0       "))   # same length: offsets hold
+    assert "Unsupported filter 0.0" in read_file(path).rejected
