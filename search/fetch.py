@@ -30,10 +30,10 @@ import gzip
 import hashlib
 import json
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterator
 from typing import IO
 from urllib.parse import urlsplit
 
@@ -225,8 +225,14 @@ class Progress:
     @contextmanager
     def transfer(self, label: str, total: int | None, done: int = 0) -> Iterator:
         """A bar for one file (total bytes, or None when unknown): yields ``advance(n_bytes)``."""
-        from rich.progress import (BarColumn, DownloadColumn, Progress as RichProgress, TextColumn,
-                                   TimeRemainingColumn, TransferSpeedColumn)
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
+        from rich.progress import Progress as RichProgress
 
         class RateColumn(TransferSpeedColumn):
             """Rich's transfer speed, else the average since the start (a file sent in one chunk)."""

@@ -12,8 +12,10 @@ Scryfall (https://scryfall.com/docs/api/bulk-data): ``GET {base}/bulk-data`` lis
 files; the object of ``type`` ``rulings`` gives ``download_uri``, ``updated_at``, ``size`` and
 ``content_encoding``. The file is not requested at all when its ``updated_at`` is the one
 cached, and otherwise requested conditionally (ETag, Last-Modified). Scryfall rulings carry
-only an ``oracle_id``, so the ``oracle_cards`` bulk file (~160 MB) is fetched the same way when
-a ruling's oracle_id has no card name yet; it is streamed with ijson and only the names are kept.
+only an ``oracle_id``, so the ``oracle_cards`` bulk file (~160 MB, rebuilt daily) is fetched the
+same way, but only when a ruling names an oracle_id that has no card name yet and that the last
+card list read did not lack already (``unnamed_oracle_ids.json``); it is streamed with ijson and
+only the names are kept.
 
 MTGJSON (https://mtgjson.com/downloads/all-files/): ``GET {base}/api/v5/Meta.json`` gives the
 build date; AllPrintings (or each ``--set`` file) is fetched as ``.json.gz`` and checked
@@ -39,13 +41,23 @@ import ijson
 import platformdirs
 
 from search import catalog
-from search.fetch import (Cache, Client, Download, HttpStatus, Progress, UpdateError, download, open_data,
-                          write_atomic)
+from search.fetch import (
+    Cache,
+    Client,
+    Download,
+    HttpStatus,
+    Progress,
+    UpdateError,
+    download,
+    open_data,
+    write_atomic,
+)
 
 SOURCES = ("scryfall", "mtgjson")
 DEFAULT_BASE_URLS = {"scryfall": "https://api.scryfall.com", "mtgjson": "https://mtgjson.com"}
 BASE_URL_ENV = {"scryfall": "RULINGS_SCRYFALL_URL", "mtgjson": "RULINGS_MTGJSON_URL"}
 UNDATED = "undated"
+UNNAMED = "unnamed_oracle_ids.json"   # oracle ids of rulings that the last card list read did not name
 # MTGJSON card fields kept in the ingest files: what ingest/readers/mtgjson.py reads
 _MTGJSON_CARD_FIELDS = ("name", "faceName", "layout", "names", "setCode", "identifiers", "rulings")
 
@@ -207,6 +219,13 @@ def read_cards_document(path: Path) -> dict[str, str]:
         return {}
 
 
+def _read_json(path: Path, default):
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return default
+
+
 def _dump(data) -> bytes:
     """JSON bytes, one array item per line for the top-level ``data`` list or array (readable, diffable)."""
     if isinstance(data, list):
@@ -247,9 +266,11 @@ def update_scryfall(client: Client, root: Path, base: str, progress: Progress | 
     folder = root / "ingest"
     cards_path = folder / "cards.json"
     names = read_cards_document(cards_path)
-    missing = oracle_ids - names.keys()
+    unnamed_path = cache.path(UNNAMED)
+    known_unnamed = set(_read_json(unnamed_path, []))
     oracle = None
-    if (missing or not cards_path.exists()) and "oracle_cards" in entries:
+    if (oracle_ids - names.keys() - known_unnamed or not cards_path.exists()) and "oracle_cards" in entries:
+        # a ruling names a card not seen yet: the card list is fetched (when it changed) and read again
         oracle = fetch_bulk(client, cache, entries["oracle_cards"], "oracle_cards.json.gz", progress)
         report.downloads.append(oracle)
         if oracle.changed or not cards_path.exists():
@@ -258,7 +279,10 @@ def update_scryfall(client: Client, root: Path, base: str, progress: Progress | 
     rulings.commit(cache)
     if oracle is not None:
         oracle.commit(cache)
-    report.named = (len(oracle_ids & names.keys()), len(oracle_ids))
+    unnamed = sorted(oracle_ids - names.keys())
+    if unnamed != sorted(known_unnamed):
+        write_atomic(unnamed_path, json.dumps(unnamed).encode())
+    report.named = (len(oracle_ids) - len(unnamed), len(oracle_ids))
     report.files_written = sync_folder(folder, {"cards.json": cards_document(names)}, prune=False)
     shards = {f"{month}.json": _dump(items) for month, items in sorted(months.items())}
     report.files_written += sync_folder(folder / "rulings", shards)

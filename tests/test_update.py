@@ -23,7 +23,15 @@ from rich.console import Console
 
 from search import catalog, index, update
 from search.cli import cli
-from search.fetch import Client, CutShort, Mismatch, NoAnswer, Offline, Progress, UpdateError
+from search.fetch import (
+    Client,
+    CutShort,
+    Mismatch,
+    NoAnswer,
+    Offline,
+    Progress,
+    UpdateError,
+)
 
 DECODED = "realdata/scryfall-cassette-mtgjson/decoded_bodies"
 JACE, ALRUND, OKAUN, ZNDRSPLT, PHELDDAGRIF = ("02d6d693-f1f3-4317-bcc0-c21fa8490d38",
@@ -142,10 +150,13 @@ def real_rulings(shared: Path, card_ids) -> list[dict]:
     return sorted(rulings, key=lambda r: r["oracle_id"])
 
 
-def real_oracle_cards(shared: Path) -> list[dict]:
-    """One English card object per oracle_id from the decoded ``lang:any`` searches (an oracle_cards bulk file)."""
+def real_oracle_cards(shared: Path, leave_out: tuple[str, ...] = ()) -> list[dict]:
+    """One English card object per oracle_id from the decoded ``lang:any`` searches (an oracle_cards bulk file),
+    without the searches of the oracle ids in leave_out."""
     cards = {}
     for path in sorted((shared / DECODED).glob("search_langany_*.json")):
+        if path.stem.removeprefix("search_langany_") in leave_out:
+            continue
         for card in json.loads(path.read_text("utf-8"))["data"]:
             if card.get("lang") == "en":
                 cards.setdefault(card.get("oracle_id") or card["card_faces"][0]["oracle_id"], card)
@@ -271,6 +282,40 @@ def test_changed_file_adds_only_the_new_rulings(shared, site, tmp_path):
     serve_scryfall(server, base, real_rulings(shared, SECOND), cards, day="2025-11-03")
     run_update(fresh, base)
     assert variants(tmp_path / "ix") == variants(fresh / "ix")
+
+
+DEATHRITE = "realdata/scryfall-aioscryfall/single-card.json"     # 2 rulings; its card is in no card list here
+ZNDRSPLT_ORACLE = "502849a6-8e65-40f3-b348-a41c4f939768"
+
+
+def test_card_list_fetched_again_only_for_a_card_not_seen_yet(shared, site, tmp_path):
+    server, base = site
+    deathrite = json.loads((shared / DEATHRITE).read_text("utf-8"))["data"]
+    first = sorted(real_rulings(shared, FIRST) + deathrite, key=lambda r: r["oracle_id"])
+    serve_scryfall(server, base, first, real_oracle_cards(shared, leave_out=(ZNDRSPLT_ORACLE,)))
+    report = run_update(tmp_path, base)
+    assert report.named == (4, 5) and report.ingest.to_json()["rulings"] == 45
+    unnamed = {v["text"][:40] for e in index.all_entries(tmp_path / "ix") for v in e["variants"] if not v["card"]}
+    assert unnamed == {r["comment"][:40] for r in deathrite}
+    # a changed rulings file (Phelddagrif's ruling withdrawn) naming only named or known unnamed cards:
+    # the card list (rebuilt daily by Scryfall) is not asked for
+    fewer = [r for r in first if r["oracle_id"] != "d0e99535-0ea0-4aa5-99f5-6c5255b27c38"]
+    serve_scryfall(server, base, fewer, real_oracle_cards(shared), day="2025-11-02")
+    server.log.clear()
+    report = run_update(tmp_path, base)
+    assert [path for path, _, _ in server.log] == ["/bulk-data", "/file/rulings.json"]
+    assert report.named == (3, 4) and report.ingest.to_json()["rulings"] == 44
+    # Zndrsplt's rulings name a card the cached list lacks: the new card list is fetched and names it
+    second = sorted(real_rulings(shared, SECOND) + deathrite, key=lambda r: r["oracle_id"])
+    serve_scryfall(server, base, second, real_oracle_cards(shared), day="2025-11-03")
+    server.log.clear()
+    report = run_update(tmp_path, base)
+    assert statuses(report) == {"rulings.json.gz": "downloaded", "oracle_cards.json.gz": "downloaded"}
+    assert report.named == (5, 6) and report.ingest.to_json()["rulings"] == 56
+    assert [path for path, _, _ in server.log] == ["/bulk-data", "/file/rulings.json", "/file/oracle_cards.json"]
+    zndrsplt = [v for e in index.all_entries(tmp_path / "ix") for v in e["variants"]
+                if v["card"] == "Zndrsplt, Eye of Wisdom"]
+    assert len(zndrsplt) == 11
 
 
 def test_connection_dropped_halfway_keeps_the_index_then_resumes(shared, site, tmp_path, runner):
