@@ -360,11 +360,22 @@ class Download:
             cache.put(self.name, self.record)
             _part_record(self.part).unlink(missing_ok=True)
 
+    def discard(self) -> None:
+        """Delete the new file (its content was refused): the next update downloads it again."""
+        if self.part is not None:
+            discard(self.part)
+
     def to_json(self) -> dict:
         """{"name", "url", "status": downloaded|resumed|unchanged, "bytes", "seconds"}."""
         status = "unchanged" if not self.changed else "resumed" if self.resumed_from else "downloaded"
         return {"name": self.name, "url": self.url, "status": status, "bytes": self.transferred,
                 "seconds": round(self.seconds, 3)}
+
+
+def discard(part: Path) -> None:
+    """Delete a part file and the record of where it came from (it will not be resumed)."""
+    part.unlink(missing_ok=True)
+    _part_record(part).unlink(missing_ok=True)
 
 
 def _part_record(part: Path) -> Path:
@@ -393,28 +404,32 @@ def download(client: Client, cache: Cache, name: str, url: str, *, version: str 
     while True:
         try:
             result = _attempt(client, cache, name, url, part, progress, label or name)
-        except CutShort:
+        except (CutShort, _Restart) as err:
             attempts += 1
             if attempts > client.retries:
-                raise
-            time.sleep(client.backoff * 2 ** (attempts - 1))
+                raise CutShort(str(err)) from None
+            if isinstance(err, CutShort):
+                time.sleep(client.backoff * 2 ** (attempts - 1))
             continue
         if result is None:
             return Download(name, url, changed=False, seconds=time.perf_counter() - started)
-        record, got, from_zero = result
-        transferred += got
+        record, from_zero = result
         if from_zero:
             first_size = 0
         break
     record.version = version
     _verify(url, part, record, size, sha256)
-    return Download(name, url, changed=True, part=part, record=record, transferred=transferred,
+    return Download(name, url, changed=True, part=part, record=record, transferred=record.size - first_size,
                     resumed_from=first_size, seconds=time.perf_counter() - started)
+
+
+class _Restart(Exception):
+    """The kept part cannot be resumed (416 Range Not Satisfiable); it was deleted, start again."""
 
 
 def _attempt(client: Client, cache: Cache, name: str, url: str, part: Path, progress: Progress | None,
              label: str):
-    """One request; None for 304, else (record, bytes received, started from zero). Raises CutShort."""
+    """One request; None for 304, else (record, started from zero). Raises CutShort, _Restart."""
     headers = {"Accept-Encoding": "gzip"}
     known = cache.get(name)
     if known is not None and known.url == url:
@@ -432,6 +447,9 @@ def _attempt(client: Client, cache: Cache, name: str, url: str, part: Path, prog
     try:
         if response.status_code == 304:
             return None
+        if response.status_code == 416 and have:
+            discard(part)
+            raise _Restart(f"{url}: the kept part of {have} bytes cannot be resumed; starting again")
         if response.status_code not in (200, 206):
             raise HttpStatus(url, response, getattr(response, "attempts", 1))
         encoding = response.headers.get("Content-Encoding", "identity").lower()
@@ -459,7 +477,7 @@ def _attempt(client: Client, cache: Cache, name: str, url: str, part: Path, prog
             raise _cut_short(url, total, expected, "connection closed early")
     finally:
         response.close()
-    return Cached(url=url, etag=etag, last_modified=modified, size=total), received, start == 0
+    return Cached(url=url, etag=etag, last_modified=modified, size=total), start == 0
 
 
 def _cut_short(url: str, got: int, expected: int | None, reason: str) -> CutShort:
@@ -507,8 +525,7 @@ def _verify(url: str, part: Path, record: Cached, size: int | None, sha256: str 
         if unpacked is not None and unpacked != size:
             problem = f"{record.size} bytes ({unpacked} unpacked), the source announces {size}"
     if problem:
-        part.unlink(missing_ok=True)
-        _part_record(part).unlink(missing_ok=True)
+        discard(part)
         raise Mismatch(f"{url}: downloaded file is wrong: {problem}; kept the previous data")
 
 

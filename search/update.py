@@ -262,7 +262,7 @@ def update_scryfall(client: Client, root: Path, base: str, progress: Progress | 
     rulings = fetch_bulk(client, cache, entries["rulings"], "rulings.json.gz", progress)
     report.downloads.append(rulings)
     raw = rulings.part if rulings.changed else cache.path("rulings.json.gz")
-    months, oracle_ids = scryfall_months(raw)          # checked before the cached file is replaced
+    months, oracle_ids = _checked(scryfall_months, raw, rulings)   # before the cached file is replaced
     folder = root / "ingest"
     cards_path = folder / "cards.json"
     names = read_cards_document(cards_path)
@@ -274,7 +274,8 @@ def update_scryfall(client: Client, root: Path, base: str, progress: Progress | 
         oracle = fetch_bulk(client, cache, entries["oracle_cards"], "oracle_cards.json.gz", progress)
         report.downloads.append(oracle)
         if oracle.changed or not cards_path.exists():
-            fresh = scryfall_card_names(oracle.part if oracle.changed else cache.path("oracle_cards.json.gz"))
+            fresh = _checked(scryfall_card_names,
+                             oracle.part if oracle.changed else cache.path("oracle_cards.json.gz"), oracle)
             names = {**names, **fresh}
     rulings.commit(cache)
     if oracle is not None:
@@ -326,6 +327,31 @@ def set_document(data: dict) -> bytes:
     return _dump({"data": shape})
 
 
+def set_documents(path: Path, keyed: bool, url: str) -> dict[str, bytes]:
+    """The ingest files (``<CODE>.json`` -> set_document bytes) of the sets in an MTGJSON file that have
+    rulings. Raises UpdateError when the file holds no set."""
+    documents: dict[str, bytes] = {}
+    found = 0
+    for code, data in mtgjson_sets(path, keyed):
+        found += 1
+        if any(isinstance(card, dict) and card.get("rulings") for card in data.get("cards") or []):
+            documents[f"{code.upper()}.json"] = set_document(data)
+    if not found:
+        raise UpdateError(f"{url}: holds no MTGJSON set")
+    return documents
+
+
+def _checked(read, path: Path, got: Download, *args):
+    """read(path, *args); when the content is refused (UpdateError) a new download is discarded, so that the
+    next update fetches it again rather than resuming it, and the previous cached file stays."""
+    try:
+        return read(path, *args)
+    except UpdateError:
+        if got.changed:
+            got.discard()
+        raise
+
+
 def mtgjson_meta(client: Client, base: str) -> str:
     """The build date (or version) of the MTGJSON files from ``{base}/api/v5/Meta.json``."""
     url = f"{base}/api/v5/Meta.json"
@@ -373,13 +399,7 @@ def update_mtgjson(client: Client, root: Path, base: str, sets: tuple[str, ...],
     documents: dict[str, bytes] = {}
     for item in got:
         raw = item.part if item.changed else cache.path(item.name)
-        found = 0
-        for code, data in mtgjson_sets(raw, keyed=item.name == "AllPrintings.json.gz"):
-            found += 1
-            if any(isinstance(card, dict) and card.get("rulings") for card in data.get("cards") or []):
-                documents[f"{code.upper()}.json"] = set_document(data)
-        if not found:
-            raise UpdateError(f"{item.url}: holds no MTGJSON set")
+        documents.update(_checked(set_documents, raw, item, item.name == "AllPrintings.json.gz", item.url))
     for item in got:
         item.commit(cache)
     folder = root / "ingest" / "sets"

@@ -449,6 +449,57 @@ def test_size_mismatch_keeps_the_previous_data(shared, site, tmp_path):
     assert not (tmp_path / "cache/scryfall/downloads/.rulings.json.gz.part").exists()
 
 
+def test_damaged_new_file_keeps_the_previous_data_and_is_fetched_again(shared, site, tmp_path):
+    server, base = site
+    cards = real_oracle_cards(shared)
+    serve_scryfall(server, base, real_rulings(shared, FIRST), cards)
+    run_update(tmp_path, base)
+    raw = tmp_path / "cache/scryfall/downloads/rulings.json.gz"
+    kept = raw.read_bytes()
+    cut = json.dumps(real_rulings(shared, SECOND)).encode()[:-300]          # a JSON array cut short
+    server.routes["/file/rulings.json"] = Route(gzip.compress(cut, mtime=0), etag='"cut"', gzip=True)
+    listing = json.loads(server.routes["/bulk-data"].body)
+    listing["data"][0]["updated_at"], listing["data"][0]["size"] = "2025-11-02T10:00:00+00:00", len(cut)
+    server.routes["/bulk-data"].body = json.dumps(listing).encode()
+    with pytest.raises(UpdateError, match=r"rulings.json.gz.part: not a readable Scryfall rulings array"):
+        run_update(tmp_path, base)
+    assert raw.read_bytes() == kept and catalog.summary(tmp_path / "ix")["rulings"] == 43
+    assert not (tmp_path / "cache/scryfall/downloads/.rulings.json.gz.part").exists()
+    serve_scryfall(server, base, real_rulings(shared, SECOND), cards, day="2025-11-03")
+    server.log.clear()
+    report = run_update(tmp_path, base)
+    [(status, headers)] = server.requests("/file/rulings.json")
+    assert status == 200 and "range" not in headers
+    assert report.ingest.to_json()["rulings"] == 54
+
+
+def test_a_part_that_cannot_be_resumed_is_fetched_whole(shared, site, tmp_path):
+    server, base = site
+    serve_scryfall(server, base, real_rulings(shared, FIRST), real_oracle_cards(shared))
+    body = server.routes["/file/rulings.json"].body
+    part = tmp_path / "cache/scryfall/downloads/.rulings.json.gz.part"
+    part.parent.mkdir(parents=True)
+    part.write_bytes(body + b"stale")                     # longer than the file: the server answers 416
+    part.with_name(part.name + ".json").write_text(json.dumps({"url": base + "/file/rulings.json",
+                                                               "etag": '"rulings-43"'}))
+    original = Handler.do_GET
+
+    def range_not_satisfiable(handler):
+        wanted = handler.headers.get("Range", "")
+        if wanted and int(wanted[6:-1]) >= len(body):
+            return handler.reply(handler.path, {"range": wanted}, 416, b"")
+        return original(handler)
+
+    Handler.do_GET = range_not_satisfiable
+    try:
+        report = run_update(tmp_path, base)
+    finally:
+        Handler.do_GET = original
+    assert [s for s, _ in server.requests("/file/rulings.json")] == [416, 200]
+    assert statuses(report)["rulings.json.gz"] == "downloaded"
+    assert report.ingest.to_json()["rulings"] == 43
+
+
 def test_cli_update_text_and_json_output(shared, site, tmp_path, runner):
     server, base = site
     serve_scryfall(server, base, real_rulings(shared, FIRST), real_oracle_cards(shared))
