@@ -4,7 +4,8 @@ Cache layout (``cache_root()``: $RULINGS_CACHE_DIR, else the user cache folder f
 
     scryfall/downloads/   rulings.json.gz, oracle_cards.json.gz as transferred, cache.json (their records)
     scryfall/ingest/      cards.json (oracle_id -> name as a compact Scryfall card list) and
-                          rulings/<YYYY-MM>.json (the bulk rulings array split by month of published_at)
+                          rulings/<YYYY-MM>.json (the bulk rulings array split by month of
+                          published_at, each ruling with its ``card_name``)
     mtgjson/downloads/    AllPrintings.json.gz or <SET>.json.gz, cache.json
     mtgjson/ingest/sets/  <SET>.json: each set's code, name, release date and the cards that have rulings
 
@@ -203,6 +204,16 @@ def scryfall_card_names(path: Path) -> dict[str, str]:
     return names
 
 
+def named(ruling: dict, names: dict[str, str]) -> dict:
+    """The ruling object with ``card_name`` (the name its oracle_id has, when known) added.
+
+    The Scryfall reader does not read the key (the catalog names the card from cards.json), but a
+    month file whose rulings gain or change a card name changes too, so ingest reads it again and
+    the rulings get the name."""
+    name = names.get(ruling.get("oracle_id"))
+    return ruling | {"card_name": name} if name else ruling
+
+
 def cards_document(names: dict[str, str]) -> bytes:
     """A compact Scryfall card list ``{"object": "list", "data": [{"object": "card", "oracle_id", "name"}]}``
     that the Scryfall reader skips as a card list while keeping its names for the rulings."""
@@ -285,7 +296,7 @@ def update_scryfall(client: Client, root: Path, base: str, progress: Progress | 
         write_atomic(unnamed_path, json.dumps(unnamed).encode())
     report.named = (len(oracle_ids) - len(unnamed), len(oracle_ids))
     report.files_written = sync_folder(folder, {"cards.json": cards_document(names)}, prune=False)
-    shards = {f"{month}.json": _dump(items) for month, items in sorted(months.items())}
+    shards = {f"{month}.json": _dump([named(item, names) for item in items]) for month, items in sorted(months.items())}
     report.files_written += sync_folder(folder / "rulings", shards)
     report.files_total = len(shards) + 1
     return report, folder

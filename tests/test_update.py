@@ -310,17 +310,26 @@ def test_card_list_fetched_again_only_for_a_card_not_seen_yet(shared, site, tmp_
     report = run_update(tmp_path, base)
     assert [path for path, _, _ in server.log] == ["/bulk-data", "/file/rulings.json"]
     assert report.named == (3, 4) and report.ingest.to_json()["rulings"] == 44
-    # Zndrsplt's rulings name a card the cached list lacks: the new card list is fetched and names it
+    # Zndrsplt's rulings name a card the cached list lacks: the new card list is fetched and names it;
+    # it also names Deathrite Shaman (its card object made here: SOURCES.md names the card), so the
+    # unchanged month of its rulings (2016-06) is read again and they get the name too
     second = sorted(real_rulings(shared, SECOND) + deathrite, key=lambda r: r["oracle_id"])
-    serve_scryfall(server, base, second, real_oracle_cards(shared), day="2025-11-03")
+    deathrite_card = {"object": "card", "oracle_id": deathrite[0]["oracle_id"], "name": "Deathrite Shaman"}
+    serve_scryfall(server, base, second, real_oracle_cards(shared) + [deathrite_card], day="2025-11-03")
     server.log.clear()
     report = run_update(tmp_path, base)
     assert statuses(report) == {"rulings.json.gz": "downloaded", "oracle_cards.json.gz": "downloaded"}
-    assert report.named == (5, 6) and report.ingest.to_json()["rulings"] == 56
+    assert report.named == (6, 6) and report.ingest.to_json()["rulings"] == 56
     assert [path for path, _, _ in server.log] == ["/bulk-data", "/file/rulings.json", "/file/oracle_cards.json"]
     zndrsplt = [v for e in index.all_entries(tmp_path / "ix") for v in e["variants"]
                 if v["card"] == "Zndrsplt, Eye of Wisdom"]
     assert len(zndrsplt) == 11
+    assert not [v for e in index.all_entries(tmp_path / "ix") for v in e["variants"] if not v["card"]]
+    assert sorted(v["text"] for e in index.all_entries(tmp_path / "ix") for v in e["variants"]
+                  if v["card"] == "Deathrite Shaman") == sorted(r["comment"] for r in deathrite)
+    # read again: cards.json, the months of Zndrsplt (2018-06, 2018-07), of Deathrite (2016-06, newly
+    # named) and of Phelddagrif (2005-11, back after its withdrawal)
+    assert report.ingest.parsed == 5 and report.files_written == 5
 
 
 def test_connection_dropped_halfway_keeps_the_index_then_resumes(shared, site, tmp_path, runner):
