@@ -400,7 +400,6 @@ def download(client: Client, cache: Cache, name: str, url: str, *, version: str 
     attempts = 0
     first_size = part.stat().st_size if part.exists() else 0
     started = time.perf_counter()
-    transferred = 0
     while True:
         try:
             result = _attempt(client, cache, name, url, part, progress, label or name)
