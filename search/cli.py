@@ -15,7 +15,7 @@ import click
 
 from ingest import __version__
 from ingest.errors import RulingsError
-from search.commands import card, export, ingest, mechanics, remove, search, show, sources, stats
+from search.commands import card, export, ingest, mechanics, remove, search, show, sources, stats, update
 
 
 class RulingsGroup(click.Group):
@@ -49,7 +49,7 @@ def cli():
     """Search, browse and export deduplicated Magic: The Gathering rulings."""
 
 
-for module in (ingest, search, card, mechanics, show, export, sources, remove, stats):
+for module in (ingest, update, search, card, mechanics, show, export, sources, remove, stats):
     cli.add_command(getattr(module, module.__name__.rsplit(".", 1)[-1]))
 
 
