@@ -421,7 +421,7 @@ def refuse_foreign(index_dir: Path) -> None:
 
 def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -> IngestReport:
     """ingest() holding the writer lock."""
-    from ingest.read import walk
+    from ingest.read import FileResult, walk
 
     folder.tidy(index_dir)                          # what a killed update left behind
     current = None if rebuild else folder.live(index_dir)
@@ -433,7 +433,10 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
     checked = []                                   # (file, named on the command line, result or Pending)
     for path in paths:
         seen = set()
-        for file in walk(path):
+        def skip_link(link: Path, reason: str) -> None:
+            files.append(FileResult(str(link), skipped=reason))    # a link to a folder, a link loop
+
+        for file in walk(path, on_skip=skip_link):
             if path.is_dir() and in_index_folder(file, path):
                 continue                           # our own index files are not ruling documents
             seen.add(source_key(file))

@@ -8,9 +8,10 @@ import os
 import click
 
 from ingest.errors import RulingsError
-from search import update as updater
 from search.commands.options import default_index, index_option
-from search.fetch import Client, Progress
+
+# The download code (httpx, rich) is imported by the command itself, so that other commands never pay for it.
+SOURCES = ("scryfall", "mtgjson")           # search/update.py SOURCES
 
 
 def _env_float(name: str, default: float) -> float:
@@ -24,7 +25,7 @@ def _env_float(name: str, default: float) -> float:
 
 
 @click.command()
-@click.option("--source", type=click.Choice(updater.SOURCES), default="scryfall", show_default=True,
+@click.option("--source", type=click.Choice(SOURCES), default="scryfall", show_default=True,
               help="Scryfall bulk data (every ruling) or MTGJSON (AllPrintings, or the --set files).")
 @click.option("--set", "sets", multiple=True, metavar="CODE", help="MTGJSON set code; repeat for more sets.")
 @click.option("--base-url", metavar="URL",
@@ -39,6 +40,9 @@ def update(source, sets, base_url, timeout, fmt, index_dir):
 
     The downloads are kept in the user cache folder ($RULINGS_CACHE_DIR to choose another).
     """
+    from search import update as updater
+    from search.fetch import Client, Progress
+
     index_dir = index_dir or default_index()
     client = Client(timeout=timeout or _env_float("RULINGS_TIMEOUT", 30.0),
                     retries=int(_env_float("RULINGS_RETRIES", 3)),
@@ -53,8 +57,9 @@ def update(source, sets, base_url, timeout, fmt, index_dir):
         click.echo(line)
 
 
-def report_lines(report: updater.UpdateReport) -> list[str]:
-    """The text report: one line per download, the card names, the files written, the ingest figures."""
+def report_lines(report) -> list[str]:
+    """The text report of a search/update.py UpdateReport: one line per download, the card names, the
+    files written, the ingest figures."""
     from rich.filesize import decimal
 
     lines = []

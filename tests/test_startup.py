@@ -1,0 +1,43 @@
+"""A query pays only for what it needs (issue 9): an English search imports no reader, pipeline,
+download or Chinese segmenter module."""
+
+import json
+import subprocess
+import sys
+
+# The query language needs the mechanic vocabulary (ingest/tag.py) and rapidfuzz for suggestions (about
+# 20 ms together); these are what it must not load.
+HEAVY = ("jieba", "opencc", "lingua", "datasketch", "docx", "pypdf", "bs4", "ijson", "httpx", "rich",
+         "ingest.pipeline", "ingest.dedup", "ingest.read", "search.update", "search.fetch")
+
+PROGRAM = """
+import contextlib, io, json, sys
+from search.cli import cli
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        cli(["search", sys.argv[1], "--format", "json", "--index", sys.argv[2]])
+    except SystemExit as done:
+        code = done.code
+print(json.dumps({"code": code, "hits": len(json.loads(out.getvalue())), "modules": sorted(sys.modules)}))
+"""
+
+
+def run_search(query, index_dir):
+    done = subprocess.run([sys.executable, "-c", PROGRAM, query, str(index_dir)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(done.stdout)
+
+
+def test_english_search_imports_nothing_heavy(seed_index):
+    result = run_search("proliferate", seed_index)
+    assert result["code"] == 0 and result["hits"] == 7          # the seeds: 7 proliferate entries
+    loaded = [name for name in HEAVY if name in result["modules"]]
+    assert loaded == []
+
+
+def test_chinese_search_loads_the_segmenter_only_then(seed_index):
+    result = run_search("增殖", seed_index)
+    assert result["code"] == 0
+    assert "jieba" in result["modules"]
+    assert "httpx" not in result["modules"] and "ingest.pipeline" not in result["modules"]
