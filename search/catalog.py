@@ -424,6 +424,7 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
     from ingest.read import FileResult, walk
 
     folder.tidy(index_dir)                          # what a killed update left behind
+    index.keep_segmenter_cache_in(index_dir)        # jieba's cache in the index folder, not /tmp
     current = None if rebuild else folder.live(index_dir)
     state = State() if rebuild else load_state(current, corpus=False)
     files, named_failures = [], []

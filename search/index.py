@@ -22,7 +22,7 @@ from ingest.errors import DamagedIndex
 from ingest.model import Entry, entry_to_dict
 from search import folder as index_folder
 from search.analysis import card_key, name_analyzer, rulings_analyzer, terms
-from search.languages import field_for, schema_fields, text_fields
+from search.languages import field_for, keep_segmenter_cache_in, schema_fields, text_fields
 
 WHOOSH_DIR = "whoosh"
 
@@ -178,6 +178,7 @@ def searcher(index_dir: Path) -> Iterator:
     truncated or overwritten.
     """
     generation = index_folder.live(index_dir)
+    keep_segmenter_cache_in(index_dir)
     try:
         opened = _cached_searcher(generation)
     except DAMAGE:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import re
 from functools import lru_cache
+from pathlib import Path
 
 from whoosh.analysis import Filter, Token, Tokenizer
 from whoosh.lang.snowball import classes as snowball
@@ -190,10 +191,23 @@ def cjk_analyzer():
     return GapTokenizer(_CJK_TOKEN, _bigrams)
 
 
+# Where jieba keeps its dictionary cache (``jieba.cache``, a marshal dump of word frequencies that
+# makes its next start faster): the index folder in use, so that the tool writes only there.
+_SEGMENTER_CACHE: list[str] = []
+
+
+def keep_segmenter_cache_in(folder: Path) -> None:
+    """Make jieba read and write its dictionary cache in folder (the index folder) instead of the
+    system temporary folder. Takes effect when jieba is first loaded in this process."""
+    _SEGMENTER_CACHE[:] = [str(folder)]
+
+
 @lru_cache(maxsize=1)
 def _jieba():
     import jieba
     jieba.setLogLevel(logging.WARNING)
+    if _SEGMENTER_CACHE and Path(_SEGMENTER_CACHE[0]).is_dir():
+        jieba.dt.tmp_dir = _SEGMENTER_CACHE[0]
     return jieba
 
 
