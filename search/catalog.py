@@ -303,8 +303,13 @@ def save_state(index_dir: Path, state: State) -> None:
 
 
 def file_sha1(path: Path) -> str:
-    """SHA-1 hex digest of a file's bytes."""
-    digest = hashlib.sha1()
+    """SHA-1 hex digest of a file's bytes (what recognises an unchanged source)."""
+    return file_digest(path, "sha1")
+
+
+def file_digest(path: Path, algorithm: str) -> str:
+    """Hex digest of a file's bytes by a hashlib algorithm name, read in 1 MiB blocks; raises OSError."""
+    digest = hashlib.new(algorithm)
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)

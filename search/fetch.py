@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import email.utils
 import gzip
-import hashlib
 import json
 import time
 from collections.abc import Iterator
@@ -41,6 +40,7 @@ import httpx
 
 from ingest import __version__
 from ingest.errors import RulingsError
+from search.catalog import file_digest
 
 USER_AGENT = f"rulings/{__version__} (Magic: The Gathering rulings search; python-httpx/{httpx.__version__})"
 ACCEPT = "application/json;q=0.9,*/*;q=0.8"
@@ -309,15 +309,6 @@ def write_atomic(path: Path, data: bytes) -> None:
     tmp.replace(path)
 
 
-def file_sha256(path: Path) -> str:
-    """SHA-256 hex of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def open_data(path: Path) -> IO[bytes]:
     """A binary stream of a file's content, decompressed on the fly when it is gzip (magic bytes 1f 8b)."""
     with open(path, "rb") as handle:
@@ -512,7 +503,7 @@ def _save_part_record(part: Path, record: dict) -> None:
 
 def _verify(url: str, part: Path, record: Cached, size: int | None, sha256: str | None) -> None:
     """Check the finished part against the announced size and SHA-256; delete it and raise Mismatch if wrong."""
-    record.sha256 = file_sha256(part)
+    record.sha256 = file_digest(part, "sha256")
     problem = None
     if sha256 and record.sha256 != sha256.lower():
         problem = f"SHA-256 is {record.sha256}, the source publishes {sha256.lower()}"
