@@ -224,8 +224,8 @@ def walk(path: Path, on_skip: Callable[[Path, str], None] | None = None) -> Iter
     ``on_skip(link, reason)`` instead of being yielded. Other links to files are yielded
     like files (one that dangles then fails to open and is rejected by the caller).
     """
-    if path.is_file():
-        yield path
+    if not path.is_dir():
+        yield path               # a file, or something else named directly (the caller rejects a FIFO, a device)
         return
     for root, dirs, files in os.walk(path):
         for name in sorted(d for d in dirs if not d.startswith(".")):

@@ -37,6 +37,7 @@ import os
 import pickle
 import time
 from collections import Counter
+from stat import S_ISREG
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -337,7 +338,8 @@ def check_source(path: Path, state: State):
     """The remembered FileResult of an unchanged file, a Pending for a new or changed one,
     or a rejected FileResult when the file cannot be read.
 
-    Unchanged means the same size and mtime as remembered, or else the same content hash.
+    Unchanged means the same size and mtime as remembered, or else the same content hash. A FIFO,
+    socket or device (directly or through a link) is rejected unread.
     """
     from ingest.read import FileResult
 
@@ -345,6 +347,8 @@ def check_source(path: Path, state: State):
     known = state.sources.get(key)
     try:
         stat = os.stat(path)
+        if not S_ISREG(stat.st_mode):             # reading a FIFO or a device would never end
+            return FileResult(str(path), rejected="not a regular file (a FIFO, socket or device)")
         if known is not None and (known.size, known.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
             return known.result
         sha1 = file_sha1(path)
@@ -417,6 +421,22 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
         return _ingest(index_dir, paths, rebuild, started)
 
 
+def ingest_if_missing(index_dir: Path, paths: list[Path]) -> IngestReport | None:
+    """Build the index from paths when index_dir holds none; None when it holds one.
+
+    Checked again holding the writer lock, so that a command started while
+    another process builds the first index waits for it (IndexBusy past the
+    timeout) instead of building a second one. Raises DamagedIndex for a folder
+    that holds other files but no index.
+    """
+    refuse_foreign(index_dir)
+    started = time.perf_counter()
+    with folder.locked(index_dir):
+        if index.exists(index_dir):
+            return None
+        return _ingest(index_dir, paths, False, started)
+
+
 def refuse_foreign(index_dir: Path) -> None:
     """Raise DamagedIndex when index_dir holds files but no index of ours (a folder given by mistake)."""
     if folder.is_foreign(index_dir, LINKED):
@@ -446,7 +466,7 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
             if path.is_dir() and in_index_folder(file, path):
                 continue                           # our own index files are not ruling documents
             seen.add(source_key(file))
-            checked.append((file, path.is_file(), check_source(file, state)))
+            checked.append((file, not path.is_dir(), check_source(file, state)))
         if path.is_dir():
             prefix = source_key(path).rstrip("/") + "/"
             for key in [k for k in state.sources if k.startswith(prefix) and k not in seen]:

@@ -35,6 +35,7 @@ from ingest.errors import DamagedIndex, RulingsError
 
 CURRENT = "CURRENT"
 LOCK = "lock"
+SEGMENTER_CACHE = "jieba.cache"    # search/languages.py keeps jieba's dictionary cache here
 GENERATION = re.compile(r"gen-(\d{6,})")
 LOCK_TIMEOUT = 60.0            # seconds a second writer waits; $RULINGS_LOCK_TIMEOUT overrides
 
@@ -70,13 +71,16 @@ def is_foreign(root: Path, ours: Iterable[str]) -> bool:
     """True when root is a folder that holds files but no index of ours.
 
     ours: the names of index files (search/catalog.py); an index folder holds
-    CURRENT, or one of them directly (the layout before generations).
+    CURRENT, or one of them directly (the layout before generations). A folder
+    holding only what an update makes (the lock, generation folders of a first
+    build still running or killed) is not foreign.
     """
     root = Path(root)
     if not root.is_dir():
         return False
     names = {entry.name for entry in os.scandir(root)}
-    return bool(names - {LOCK}) and not names & {CURRENT, *ours}
+    own = {LOCK, CURRENT + ".tmp", SEGMENTER_CACHE} | {n for n in names if GENERATION.fullmatch(n)}
+    return bool(names - own) and not names & {CURRENT, *ours}
 
 
 def timeout() -> float:

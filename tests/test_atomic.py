@@ -183,3 +183,36 @@ def test_an_index_of_the_layout_before_generations_is_read_and_moved(base, tmp_p
     catalog.ingest(legacy, [doc])
     assert complete(legacy) == 44
     assert sorted(p.name for p in legacy.iterdir()) == [folder.CURRENT, "gen-000001", folder.LOCK]
+
+
+def test_a_first_build_killed_midway_is_redone_by_the_next_command(runner, tmp_path):
+    """What a killed first ingest leaves (the lock file and a half-written generation, no CURRENT) is the
+    tool's own: the next command builds the index instead of calling the folder foreign."""
+    root = tmp_path / "ix"
+    (root / "gen-000001" / "whoosh").mkdir(parents=True)
+    (root / "gen-000001" / "rulings.sqlite").write_bytes(b"SQLite format 3\x00")
+    (root / folder.LOCK).write_text("12345")
+    result = runner.invoke(cli, ["search", "proliferate", "--format", "json", "--index", str(root)])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.stdout)) == 7
+    assert complete(root) == 43
+    assert sorted(p.name for p in root.iterdir()) == [folder.CURRENT, "gen-000001", folder.LOCK]   # made anew
+
+
+def test_a_command_during_a_first_build_waits_for_it(runner, tmp_path, monkeypatch):
+    root = tmp_path / "ix"
+    (root / "gen-000001").mkdir(parents=True)            # a first build running: no CURRENT yet
+    hold = ("import sys, time; from pathlib import Path; from search import folder\n"
+            "with folder.locked(Path(sys.argv[1])):\n"
+            "    print('held', flush=True); time.sleep(60)")
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(root)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        monkeypatch.setenv("RULINGS_LOCK_TIMEOUT", "0.5")
+        result = runner.invoke(cli, ["search", "proliferate", "--index", str(root)])
+        assert result.exit_code == 1
+        assert result.stderr == (f"Error: {root}: another process (pid {holder.pid}) is updating this index; "
+                                 "waited 0.5 s, try again when it has finished\n")
+    finally:
+        holder.kill()
+        holder.wait()

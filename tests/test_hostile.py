@@ -181,3 +181,18 @@ def test_pdf_with_unsupported_filter_rejected(tmp_path, shared):
     path = tmp_path / "filter.pdf"
     path.write_bytes(raw.replace(b"/Filter/FlateDecode", b"/Filter 0.0       "))   # same length: offsets hold
     assert "Unsupported filter 0.0" in read_file(path).rejected
+
+
+@pytest.mark.parametrize("name,content", [
+    ("array.json", "[" * 100_000 + "]" * 100_000),
+    ("object.json", '{"a":' * 100_000 + "1" + "}" * 100_000),
+    ("mtgjson.json", '{"data":{"X":{"cards":' + "[" * 100_000 + "]" * 100_000 + "}}}"),
+    ("scryfall.json", '[{"object":"ruling","comment":' + "[" * 100_000 + "]" * 100_000 + "}]"),
+])
+def test_json_nested_100000_deep_is_rejected_by_every_json_reader(tmp_path, name, content):
+    """Each shape reaches another reader (unclaimed JSON, MTGJSON keyed files, the Scryfall array
+    stream); all stop at the depth limit instead of building ijson's per-level paths."""
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    result = read_file(path)
+    assert result.rejected == "JSON nested deeper than 256 levels" and not result.rulings

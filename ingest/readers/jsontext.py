@@ -80,6 +80,34 @@ def stream_error(path: Path, err: Exception) -> ReadError:
     return ReadError(str(path), f"damaged JSON ({detail})")
 
 
+# Ruling documents nest a few levels (AllPrintings: data > set > cards > card > rulings > ruling); ijson's
+# prefix-tracking parsers keep a path string per open level, so memory grows with the square of the depth.
+MAX_DEPTH = 256
+
+
+def check_depth(path: Path) -> None:
+    """Raise ReadError when the JSON in path nests arrays and objects deeper than MAX_DEPTH.
+
+    Streams ijson's basic events (no path strings kept), before a prefix-tracking
+    parse of the same file; a damaged or undecodable file passes here and is
+    reported by that parse.
+    """
+    depth = 0
+    with open(path, "rb") as handle:
+        if handle.read(3) != UTF8_BOM:
+            handle.seek(0)
+        try:
+            for event, _ in ijson.basic_parse(handle):
+                if event in ("start_map", "start_array"):
+                    depth += 1
+                    if depth > MAX_DEPTH:
+                        raise ReadError(str(path), f"JSON nested deeper than {MAX_DEPTH} levels")
+                elif event in ("end_map", "end_array"):
+                    depth -= 1
+        except (ijson.JSONError, UnicodeDecodeError):
+            return
+
+
 def check(path: Path) -> None:
     """Parse the whole file as JSON without keeping it (ijson events for UTF-8, else json);
     raises ReadError (truncated, damaged, undecodable) when it is not valid JSON."""
@@ -89,11 +117,12 @@ def check(path: Path) -> None:
     if head.startswith(UTF16_BOMS) or not is_utf8(raw):
         load(path)
         return
+    check_depth(path)
     with open(path, "rb") as handle:
         if handle.read(3) != UTF8_BOM:
             handle.seek(0)
         try:
-            for _ in ijson.parse(handle):
+            for _ in ijson.basic_parse(handle):
                 pass
         except ijson.JSONError as err:
             raise stream_error(path, err) from None

@@ -148,22 +148,26 @@ def _keyed_prefix(path: Path) -> str | None:
         if handle.read(3) != jsontext.UTF8_BOM:
             handle.seek(0)
         try:
-            events = ijson.parse(handle)
-            for prefix, event, value in events:
-                if prefix == "" and event == "map_key":
-                    if value in ("meta", "data"):
-                        return "data"
-                    _, next_event, _ = next(events)
-                    return "" if next_event == "start_map" else None
-                if prefix == "" and event != "start_map":
-                    return None
+            # basic events, not ijson.parse: its path strings cost the square of the depth of a
+            # deeply nested file within the first buffer
+            events = ijson.basic_parse(handle)
+            if next(events)[0] != "start_map":
+                return None
+            event, value = next(events)
+            if event != "map_key":
+                return None
+            if value in ("meta", "data"):
+                return "data"
+            return "" if next(events)[0] == "start_map" else None
         except (ijson.JSONError, UnicodeDecodeError, StopIteration):
             return None
     return None
 
 
 def _kvitems(path: Path, prefix: str) -> Iterator[tuple[str, object]]:
-    """(key, value) pairs of the object at prefix, parsed one value at a time; ReadError on damage."""
+    """(key, value) pairs of the object at prefix, parsed one value at a time; ReadError on damage
+    and on nesting deeper than jsontext.MAX_DEPTH."""
+    jsontext.check_depth(path)
     with open(path, "rb") as handle:
         if handle.read(3) != jsontext.UTF8_BOM:
             handle.seek(0)

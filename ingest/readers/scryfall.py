@@ -70,6 +70,7 @@ def read_with_names(path: Path) -> tuple[list[Ruling], dict[str, str]]:
 
 
 def _stream_array(path: Path) -> Iterator[Ruling]:
+    jsontext.check_depth(path)
     source = Source(str(path), FORMAT)
     with open(path, "rb") as handle:
         if handle.read(3) != jsontext.UTF8_BOM:

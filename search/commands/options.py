@@ -41,7 +41,7 @@ def ready_index(index_dir: Path | None) -> Path:
         click.echo(f"{index_dir}: index files missing; rebuilding them from the remembered sources", err=True)
         catalog.rebuild_entries(index_dir)
     else:
-        catalog.ingest(index_dir, corpus_files())
+        catalog.ingest_if_missing(index_dir, corpus_files())
     return index_dir
 
 
