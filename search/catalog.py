@@ -457,6 +457,7 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
     removed: list[SourceRecord] = []
     timings: dict[str, float] = {}
     checked = []                                   # (file, named on the command line, result or Pending)
+    listed: set[str] = set()                       # source keys already checked in this run
     for path in paths:
         seen = set()
         def skip_link(link: Path, reason: str) -> None:
@@ -465,6 +466,10 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
         for file in walk(path, on_skip=skip_link):
             if path.is_dir() and in_index_folder(file, path):
                 continue                           # our own index files are not ruling documents
+            if source_key(file) in listed:
+                seen.add(source_key(file))
+                continue                           # reached again through another path given: listed once
+            listed.add(source_key(file))
             seen.add(source_key(file))
             checked.append((file, not path.is_dir(), check_source(file, state)))
         if path.is_dir():

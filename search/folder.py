@@ -84,11 +84,20 @@ def is_foreign(root: Path, ours: Iterable[str]) -> bool:
 
 
 def timeout() -> float:
-    """Seconds a writer waits for the lock: $RULINGS_LOCK_TIMEOUT, else LOCK_TIMEOUT."""
-    try:
-        return max(0.0, float(os.environ.get("RULINGS_LOCK_TIMEOUT", LOCK_TIMEOUT)))
-    except ValueError:
+    """Seconds a writer waits for the lock: $RULINGS_LOCK_TIMEOUT, else LOCK_TIMEOUT.
+
+    Raises RulingsError when the variable is set to anything but a number of seconds >= 0.
+    """
+    value = os.environ.get("RULINGS_LOCK_TIMEOUT", "").strip()
+    if not value:
         return LOCK_TIMEOUT
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0 or seconds == float("inf"):
+        raise RulingsError(f"$RULINGS_LOCK_TIMEOUT: {value!r} is not a number of seconds (0 or more)")
+    return seconds
 
 
 @contextmanager

@@ -37,6 +37,7 @@ import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import ijson
 import platformdirs
@@ -70,8 +71,16 @@ def cache_root() -> Path:
 
 
 def base_url(source: str, given: str | None = None) -> str:
-    """The base URL of a source: given, else $RULINGS_SCRYFALL_URL / $RULINGS_MTGJSON_URL, else the real one."""
-    return (given or os.environ.get(BASE_URL_ENV[source]) or DEFAULT_BASE_URLS[source]).rstrip("/")
+    """The base URL of a source: given, else $RULINGS_SCRYFALL_URL / $RULINGS_MTGJSON_URL, else the real one.
+
+    Raises UpdateError when the chosen value is not an http(s) URL with a host.
+    """
+    url = (given or os.environ.get(BASE_URL_ENV[source]) or DEFAULT_BASE_URLS[source]).rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        origin = "--base-url" if given else f"${BASE_URL_ENV[source]}"
+        raise UpdateError(f"{origin} {url!r} is not an http(s) URL (like {DEFAULT_BASE_URLS[source]})")
+    return url
 
 
 @dataclass

@@ -120,3 +120,61 @@ def test_index_folders_inside_a_walked_folder_are_not_read(runner, tmp_path):
     assert result.exit_code == 0
     assert report["rejected"] == [] and report["skipped"] == []
     assert report["rulings"] == 1
+
+
+@pytest.mark.parametrize("value,reason", [("", "an empty path names no folder"),
+                                          ("/dev/null", "'/dev/null' is not a folder")])
+def test_index_option_that_names_no_folder_is_a_usage_error(runner, value, reason):
+    result = runner.invoke(cli, ["search", "proliferate", "--index", value])
+    assert result.exit_code == 2
+    assert f"Invalid value for '--index': {reason}" in result.stderr
+
+
+def test_lock_timeout_that_is_not_seconds(runner, tmp_path, monkeypatch):
+    monkeypatch.setenv("RULINGS_LOCK_TIMEOUT", "abc")
+    result = runner.invoke(cli, ["ingest", "--index", str(tmp_path / "ix")])
+    one_error_line(result, "$RULINGS_LOCK_TIMEOUT: 'abc' is not a number of seconds (0 or more)")
+
+
+@pytest.mark.parametrize("args,env,message", [
+    (["--base-url", "notaurl"], {}, "--base-url 'notaurl' is not an http(s) URL (like https://api.scryfall.com)"),
+    ([], {"RULINGS_SCRYFALL_URL": "garbage"},
+     "$RULINGS_SCRYFALL_URL 'garbage' is not an http(s) URL (like https://api.scryfall.com)"),
+])
+def test_update_base_url_that_is_not_a_url(runner, tmp_path, monkeypatch, args, env, message):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("RULINGS_CACHE_DIR", str(tmp_path / "cache"))
+    result = runner.invoke(cli, ["update", *args, "--index", str(tmp_path / "ix")])
+    one_error_line(result, message)
+
+
+def test_same_folder_given_twice_is_listed_once(runner, shared, tmp_path, monkeypatch):
+    gatherer = shared / "realdata" / "gatherer-tutor"
+    monkeypatch.chdir(gatherer.parent)
+    result = runner.invoke(cli, ["ingest", "gatherer-tutor", str(gatherer), "--format", "json",
+                                 "--index", str(tmp_path / "ix")])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["formats"]["gatherer"] == {"files": 11, "rulings": 31}
+    assert len(report["skipped"]) == len({item["path"] for item in report["skipped"]})
+
+
+def test_fifo_and_device_are_rejected_unread(runner, tmp_path):
+    import os
+
+    folder_ = tmp_path / "docs"
+    folder_.mkdir()
+    os.mkfifo(folder_ / "pipe.json")
+    (folder_ / "zero.json").symlink_to("/dev/zero")
+    (folder_ / "one.txt").write_text("Rulings\n\n• 2020-01-01\n  Trample lets excess damage through.\n",
+                                     encoding="utf-8")
+    result = runner.invoke(cli, ["ingest", str(folder_), "--format", "json", "--index", str(tmp_path / "ix")])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    reason = "not a regular file (a FIFO, socket or device)"
+    assert sorted((item["path"].rsplit("/", 1)[-1], item["reason"]) for item in report["rejected"]) == \
+        [("pipe.json", reason), ("zero.json", reason)]
+    assert report["rulings"] == 1
+    named = runner.invoke(cli, ["ingest", str(folder_ / "pipe.json"), "--index", str(tmp_path / "ix")])
+    one_error_line(named, f"{folder_ / 'pipe.json'}: {reason}")

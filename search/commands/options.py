@@ -21,10 +21,26 @@ def default_index() -> Path:
     return Path(env) if env else Path(platformdirs.user_data_dir("rulings")) / "index"
 
 
+class IndexFolder(click.ParamType):
+    """An index folder path: not empty, and not an existing file or device (usage error, exit 2)."""
+
+    name = "folder"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, Path):
+            return value
+        if not value:
+            self.fail("an empty path names no folder", param, ctx)
+        path = Path(value)
+        if path.exists() and not path.is_dir():
+            self.fail(f"{value!r} is not a folder", param, ctx)
+        return path
+
+
 def index_option(fn):
     """The ``--index DIR`` option every command accepts (parameter ``index_dir``)."""
-    return click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
-                        default=None, help="Index folder (default: $RULINGS_INDEX or the user data folder).")(fn)
+    return click.option("--index", "index_dir", type=IndexFolder(), default=None,
+                        help="Index folder (default: $RULINGS_INDEX or the user data folder).")(fn)
 
 
 def ready_index(index_dir: Path | None) -> Path:
