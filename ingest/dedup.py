@@ -39,7 +39,7 @@ from typing import Iterable
 
 import numpy as np
 import snowballstemmer
-from datasketch import LeanMinHash, MinHash, MinHashLSH
+from datasketch import MinHash, MinHashLSH
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 
@@ -444,11 +444,12 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
 @dataclass
 class Group:
     """One entry in the making: its leader's matching text, the leader's MinHash signature
-    (NUM_PERM uint64), and its member texts (matching text -> similarity to the leader, leader first)."""
+    (NUM_PERM hash values below 2**32, as little-endian uint32 bytes; see signature_bytes),
+    and its member texts (matching text -> similarity to the leader, leader first)."""
 
     lang: str
     leader: str
-    signature: np.ndarray
+    signature: bytes
     members: dict[str, float]
 
 
@@ -459,9 +460,8 @@ class Grouper:
     groups: Group by group number (numbers are never reused; creation order);
     group_of: group number by text key (language key, matching text); links:
     refused close pairs, both ways: group -> {partner: (similarity, reason)}.
-    The MinHash LSH tables are pickled with the rest (loading them is faster
-    than re-inserting every signature); a grouper without them (``_lsh`` None)
-    rebuilds them from the stored signatures on first use.
+    The LSH band tables (BandIndex, one per language key) are not pickled:
+    they are rebuilt from the stored signatures on first use.
 
     A grouping built by one ``add`` of all texts in rank order is exactly
     ``dedup``'s. Built in steps it may differ from a full rebuild in one way: a
@@ -475,23 +475,15 @@ class Grouper:
         self.group_of: dict[tuple[str, str], int] = {}
         self.links: dict[int, dict[int, tuple[float, str]]] = {}
         self.next_group = 0
-        self.scheme: str | None = None       # datasketch's hashing scheme of the stored signatures
-        self._lsh: dict[str, MinHashLSH] | None = None
+        self._bands: dict[str, BandIndex] | None = None    # LSH tables by language key, see _index
         self._forms: dict[int, Form] = {}      # leaders' comparison forms, see _leader_form
 
-    def _index(self, lang: str) -> MinHashLSH:
-        if self._lsh is None:
-            self._lsh = {}
+    def _index(self, lang: str) -> BandIndex:
+        if self._bands is None:
+            self._bands = {}
             for number, group in self.groups.items():
-                self._new_lsh(group.lang).insert(number, LeanMinHash(seed=1, hashvalues=group.signature,
-                                                                         scheme=self.scheme),
-                                                 check_duplication=False)
-        return self._lsh.get(lang) or self._new_lsh(lang)
-
-    def _new_lsh(self, lang: str) -> MinHashLSH:
-        if lang not in self._lsh:
-            self._lsh[lang] = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM, weights=LSH_WEIGHTS)
-        return self._lsh[lang]
+                self._bands.setdefault(group.lang, BandIndex()).insert(number, group.signature)
+        return self._bands.setdefault(lang, BandIndex())
 
     def add(self, keys: list[tuple[str, str]]) -> set[int]:
         """Place new text keys (language key, matching text), best ranked first; returns the touched groups.
@@ -501,21 +493,20 @@ class Grouper:
         """
         touched: set[int] = set()
         keys = [key for key in keys if key not in self.group_of]
-        signatures = _Signatures(self.groups)
         for start in range(0, len(keys), ADD_BATCH):
             batch = keys[start:start + ADD_BATCH]
             forms = [compare_form(match) for _, match in batch]
             hashes = MinHash.bulk([shingles(_hard_tokens(form)) for form in forms], num_perm=NUM_PERM)
             for (lang, match), form, mh in zip(batch, forms, hashes):
-                touched |= self._place(lang, match, form, mh, signatures)
+                touched |= self._place(lang, match, form, signature_bytes(mh))
         return touched
 
-    def _place(self, lang: str, match: str, form: Form, mh: MinHash, signatures: _Signatures) -> set[int]:
-        """Place one new text (its comparison form and MinHash); returns the groups it touched."""
+    def _place(self, lang: str, match: str, form: Form, signature: bytes) -> set[int]:
+        """Place one new text (its comparison form and MinHash signature); returns the groups it touched."""
         index = self._index(lang)
         best: tuple[float, int] | None = None
         refused = []
-        for number in _nearest(index.query(mh), mh, signatures):
+        for number in _nearest(index.query(signature), signature, self.groups):
             leader = self._leader_form(number)
             if not _may_be_similar(leader, form):
                 continue
@@ -531,10 +522,9 @@ class Grouper:
         else:
             target = self.next_group
             self.next_group += 1
-            self.groups[target] = Group(lang, match, mh.hashvalues, {match: 1.0})
+            self.groups[target] = Group(lang, match, signature, {match: 1.0})
             self._forms[target] = form
-            self.scheme = getattr(mh, "scheme", None)
-            index.insert(target, mh, check_duplication=False)
+            index.insert(target, signature)
         self.group_of[(lang, match)] = target
         touched = {target}
         for number, verdict in refused:
@@ -551,12 +541,17 @@ class Grouper:
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        state.pop("_forms", None)
+        state["_forms"], state["_bands"] = {}, None
         return state
 
     def __setstate__(self, state: dict) -> None:
+        state.pop("_lsh", None)                      # datasketch tables of an older index folder
+        state.pop("scheme", None)
         self.__dict__.update(state)
-        self._forms = {}
+        self._forms, self._bands = {}, None
+        for group in self.groups.values():
+            if not isinstance(group.signature, bytes):      # an older folder kept numpy uint64 arrays
+                group.signature = signature_bytes(group.signature)
 
     def _link(self, a: int, b: int, verdict: Verdict) -> bool:
         known = self.links.get(a, {}).get(b)
@@ -590,8 +585,8 @@ class Grouper:
         for number in sorted(dissolved):
             group = self.groups.pop(number)
             self._forms.pop(number, None)
-            if self._lsh is not None and group.lang in self._lsh:
-                self._lsh[group.lang].remove(number)
+            if self._bands is not None and group.lang in self._bands:
+                self._bands[group.lang].remove(number, group.signature)
             for match in group.members:
                 orphans[(group.lang, match)] = number
                 del self.group_of[(group.lang, match)]
@@ -611,23 +606,88 @@ class Grouper:
         return _entry([(r, sim) for match, sim in group.members.items() for r in rulings_of[(group.lang, match)]])
 
 
-class _Signatures:
-    """Read-only view: group number -> leader signature (what _nearest needs)."""
+def signature_bytes(minhash) -> bytes:
+    """A MinHash signature (a datasketch MinHash or its hash values: NUM_PERM values below 2**32,
+    datasketch keeps them as uint64) as little-endian uint32 bytes: 4 bytes a value."""
+    values = np.asarray(getattr(minhash, "hashvalues", minhash))
+    if values.size and int(values.max()) >= 1 << 32:
+        raise ValueError("MinHash values must be below 2**32")
+    return values.astype("<u4").tobytes()
 
-    def __init__(self, groups: dict[int, Group]):
-        self.groups = groups
 
-    def __getitem__(self, number: int) -> np.ndarray:
-        return self.groups[number].signature
+@lru_cache(maxsize=1)
+def banding() -> tuple[int, int]:
+    """(bands, rows per band) of the LSH tables: datasketch's MinHashLSH choice for LSH_THRESHOLD,
+    NUM_PERM and LSH_WEIGHTS (16 bands of 4 rows)."""
+    lsh = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM, weights=LSH_WEIGHTS)
+    return lsh.b, lsh.r
 
 
-def _nearest(keys: list[int], mh: MinHash, leader_hashes: list) -> list[int]:
-    """At most MAX_CANDIDATES candidate leaders, highest estimated Jaccard first (ties by key)."""
+class BandIndex:
+    """MinHash LSH tables of leader signatures: two signatures are candidates when all values
+    of one band are equal (the candidates datasketch's MinHashLSH with the same banding gives).
+
+    tables: one dict per band from the band's values (as one int) to the group number, or to a
+    list of group numbers when several leaders share them. A bucket holds a bare number until
+    it is shared, and nothing else is stored per key: about a third of the memory of
+    datasketch's tables (which also keep every key's band hashes), and no pickling.
+    """
+
+    def __init__(self) -> None:
+        self.tables: list[dict[int, int | list[int]]] = [{} for _ in range(banding()[0])]
+
+    def insert(self, number: int, signature: bytes) -> None:
+        """Add a leader (group number) under each band of its signature (signature_bytes)."""
+        for table, key in zip(self.tables, _band_keys(signature)):
+            found = table.get(key)
+            if found is None:
+                table[key] = number
+            elif type(found) is list:
+                found.append(number)
+            else:
+                table[key] = [found, number]
+
+    def remove(self, number: int, signature: bytes) -> None:
+        """Take a leader out of the buckets of its signature."""
+        for table, key in zip(self.tables, _band_keys(signature)):
+            found = table.get(key)
+            if type(found) is list:
+                if number in found:
+                    found.remove(number)
+                if len(found) == 1:
+                    table[key] = found[0]
+            elif found == number:
+                del table[key]
+
+    def query(self, signature: bytes) -> set[int]:
+        """Group numbers of the leaders sharing at least one band with the signature."""
+        candidates: set[int] = set()
+        for table, key in zip(self.tables, _band_keys(signature)):
+            found = table.get(key)
+            if found is None:
+                continue
+            if type(found) is list:
+                candidates.update(found)
+            else:
+                candidates.add(found)
+        return candidates
+
+
+def _band_keys(signature: bytes) -> list[int]:
+    """One int per band: the band's uint32 values' bytes read as one number (exact, no hashing)."""
+    width = 4 * banding()[1]
+    return [int.from_bytes(signature[i:i + width], "little") for i in range(0, len(signature), width)]
+
+
+def _nearest(keys: set[int], signature: bytes, groups: dict[int, Group]) -> list[int]:
+    """At most MAX_CANDIDATES candidate leaders, highest estimated Jaccard (share of equal
+    MinHash values) first, ties by group number."""
     keys = sorted(keys)
     if len(keys) <= MAX_CANDIDATES:
         return keys
-    estimates = (np.array([leader_hashes[k] for k in keys]) == mh.hashvalues).mean(axis=1)
-    order = sorted(range(len(keys)), key=lambda i: (-estimates[i], keys[i]))
+    leaders = np.frombuffer(b"".join(groups[k].signature for k in keys), dtype="<u4").reshape(len(keys), -1)
+    estimates = (leaders == np.frombuffer(signature, dtype="<u4")).mean(axis=1)
+    order = np.lexsort((np.array(keys), -estimates))
     return [keys[i] for i in order[:MAX_CANDIDATES]]
 
 
