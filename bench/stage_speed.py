@@ -2,17 +2,18 @@
 
 Usage::
 
-    python bench/stage_speed.py PATH [PATH ...] [--limit N] [--cpu] [--profile FILE] [--memory]
+    python bench/stage_speed.py PATH [PATH ...] [--every K] [--limit N] [--cpu] [--profile FILE] [--memory]
 
 PATH: files or folders of rulings (e.g. bench/generated/million). Rulings are
-read with the normal readers (not timed), optionally cut to the first N in
+read with the normal readers (not timed; card names resolved by oracle id as
+search/catalog.py does), optionally cut to every Kth and to the first N in
 (path, position) order, then run through ``ingest.pipeline.update_corpus`` as
 a full ingest does (one added source, everything rewritten). Prints per stage
 seconds and rulings/s, the cyclic garbage collector's collections and seconds,
 and peak RSS. --cpu: stage seconds are CPU seconds of this process
 (time.process_time) instead of wall seconds, for a shared machine.
 --profile FILE: cProfile of the stages to FILE. --memory: tracemalloc's
-top lines still holding memory after the stages. --dump FILE: every entry's id,
+top lines still holding memory after the stages (traced from before reading). --dump FILE: every entry's id,
 variant keys, Related ids and mechanics as JSON lines, to show that a faster
 pipeline forms the same entries (``cmp`` two dumps).
 """
@@ -24,6 +25,7 @@ import gc
 import resource
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -49,7 +51,15 @@ class GcWatch:
 
 
 def read_all(paths: list[Path]) -> list:
-    rulings = [r for path in paths for file in walk(path) for r in read_file(file).rulings]
+    """Every ruling of the paths in (path, position) order, card names resolved by oracle id from
+    the other files as search/catalog.py does (a Scryfall ruling names no card)."""
+    results = [read_file(file) for path in paths for file in walk(path)]
+    names: dict[str, str] = {}
+    for result in sorted(results, key=lambda r: r.path):
+        for oracle_id, name in result.card_names.items():
+            names.setdefault(oracle_id, name)
+    rulings = [replace(r, card=names[r.oracle_id]) if r.card is None and r.oracle_id in names else r
+               for result in results for r in result.rulings]
     rulings.sort(key=lambda r: (r.source.path, r.position))
     return rulings
 
@@ -58,21 +68,23 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--limit", type=int)
+    parser.add_argument("--every", type=int, default=1, help="keep every Nth ruling (a smaller corpus of the same mix)")
     parser.add_argument("--cpu", action="store_true")
     parser.add_argument("--profile")
     parser.add_argument("--memory", action="store_true")
     parser.add_argument("--dump", help="write every entry (id, variants, related, mechanics) as JSON lines")
     args = parser.parse_args(argv)
+    if args.memory:
+        import tracemalloc
+        tracemalloc.start(1)
     started = time.perf_counter()
     rulings = read_all(args.paths)
+    rulings = rulings[::args.every]
     if args.limit:
         rulings = rulings[:args.limit]
     print(f"read {len(rulings):,} rulings in {time.perf_counter() - started:.1f} s", flush=True)
     if args.cpu:
         pipeline._Clock.now = staticmethod(time.process_time)
-    if args.memory:
-        import tracemalloc
-        tracemalloc.start(1)
     watch = GcWatch()
     gc.callbacks.append(watch)
     timings: dict[str, float] = {}
@@ -105,6 +117,8 @@ def main(argv: list[str]) -> int:
                                      ensure_ascii=False) + "\n")
     if args.memory:
         import tracemalloc
+        print(f"  traced now / peak {tracemalloc.get_traced_memory()[0] / 2**20:,.0f} / "
+              f"{tracemalloc.get_traced_memory()[1] / 2**20:,.0f} MB")
         snapshot = tracemalloc.take_snapshot()
         for stat in snapshot.statistics("lineno")[:25]:
             print(f"  {stat.size / 2**20:8.1f} MB {stat.count:10,} {stat.traceback}")

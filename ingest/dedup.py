@@ -212,9 +212,12 @@ def _apply(rules, text: str) -> str:
     return text
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=16_384)
 def compare_form(match: str) -> Form:
-    """The comparison form of a matching-form text (see the module docstring)."""
+    """The comparison form of a matching-form text (see the module docstring).
+
+    Cached for repeated same_ruling() calls; Grouper forms each new text once and
+    keeps its leaders' forms itself, so the cache need not hold a corpus."""
     zh = is_chinese(match)
     text = _apply(_ZH_REWRITES if zh else _EN_REWRITES, match)
     whole = tokens(text)
@@ -607,12 +610,10 @@ class Grouper:
 
 
 def signature_bytes(minhash) -> bytes:
-    """A MinHash signature (a datasketch MinHash or its hash values: NUM_PERM values below 2**32,
-    datasketch keeps them as uint64) as little-endian uint32 bytes: 4 bytes a value."""
-    values = np.asarray(getattr(minhash, "hashvalues", minhash))
-    if values.size and int(values.max()) >= 1 << 32:
-        raise ValueError("MinHash values must be below 2**32")
-    return values.astype("<u4").tobytes()
+    """A MinHash signature (a datasketch MinHash or its hash values) as little-endian uint32
+    bytes, 4 bytes a value: datasketch keeps them as uint64 but masks them below 2**32
+    (``_max_hash``), so nothing is lost (tests/test_dedup.py compares the LSH candidates)."""
+    return np.asarray(getattr(minhash, "hashvalues", minhash)).astype("<u4").tobytes()
 
 
 @lru_cache(maxsize=1)
