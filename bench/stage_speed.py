@@ -10,7 +10,7 @@ search/catalog.py does), optionally cut to every Kth and to the first N in
 (path, position) order, then run through ``ingest.pipeline.update_corpus`` as
 a full ingest does (one added source, everything rewritten). Prints per stage
 seconds and rulings/s, the cyclic garbage collector's collections and seconds,
-and peak RSS. --cpu: stage seconds are CPU seconds of this process
+peak RSS and the RSS after each stage. --cpu: stage seconds are CPU seconds of this process
 (time.process_time) instead of wall seconds, for a shared machine.
 --profile FILE: cProfile of the stages to FILE. --memory: tracemalloc's
 top lines still holding memory after the stages (traced from before reading). --dump FILE: every entry's id,
@@ -50,6 +50,12 @@ class GcWatch:
             self.seconds += time.perf_counter() - self._start
 
 
+def current_rss_mb() -> float:
+    """Resident memory of this process now (Linux /proc), MB."""
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * resource.getpagesize() / 2**20
+
+
 def read_all(paths: list[Path]) -> list:
     """Every ruling of the paths in (path, position) order, card names resolved by oracle id from
     the other files as search/catalog.py does (a Scryfall ruling names no card)."""
@@ -82,9 +88,18 @@ def main(argv: list[str]) -> int:
     rulings = rulings[::args.every]
     if args.limit:
         rulings = rulings[:args.limit]
-    print(f"read {len(rulings):,} rulings in {time.perf_counter() - started:.1f} s", flush=True)
+    print(f"read {len(rulings):,} rulings in {time.perf_counter() - started:.1f} s, RSS {current_rss_mb():,.0f} MB",
+          flush=True)
     if args.cpu:
         pipeline._Clock.now = staticmethod(time.process_time)
+    rss_after: dict[str, float] = {}
+    lap = pipeline._Clock.lap
+
+    def lap_with_rss(clock, stage):
+        lap(clock, stage)
+        rss_after[stage] = current_rss_mb()
+
+    pipeline._Clock.lap = lap_with_rss
     watch = GcWatch()
     gc.callbacks.append(watch)
     timings: dict[str, float] = {}
@@ -105,7 +120,7 @@ def main(argv: list[str]) -> int:
     print(f"{n:,} rulings -> {len(result.entries):,} entries; {wall:.1f} s wall, {cpu:.1f} s CPU")
     for stage, seconds in timings.items():
         rate = f"{n / seconds:10,.0f} rulings/s" if seconds > 0.01 else ""
-        print(f"  {stage:10} {seconds:8.2f} s {rate}")
+        print(f"  {stage:10} {seconds:8.2f} s {rate:22} RSS after {rss_after.get(stage, 0):7,.0f} MB")
     print(f"  gc runs gen0/1/2 {watch.runs[0]}/{watch.runs[1]}/{watch.runs[2]}, {watch.seconds:.2f} s")
     print(f"  peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB")
     if args.dump:

@@ -416,6 +416,24 @@ def rank(ruling: Ruling) -> tuple:
     return _rank(ruling)
 
 
+def rank_order(rulings: list[Ruling]) -> list[int]:
+    """Indices of the rulings best first: the order of ``sorted(rulings, key=rank)``, ties in input order.
+
+    Done as stable sorts on one field at a time, last field first (the date
+    descending), so that no rank tuple is built per ruling: the same order, in
+    less time and memory for a million rulings.
+    """
+    order = list(range(len(rulings)))
+    order.sort(key=lambda i: rulings[i].position)
+    order.sort(key=lambda i: rulings[i].source.path)
+    order.sort(key=lambda i: rulings[i].text)
+    order.sort(key=lambda i: rulings[i].match)
+    order.sort(key=lambda i: rulings[i].date or "", reverse=True)    # newest first, undated last
+    order.sort(key=lambda i: rulings[i].publisher == "scryfall")       # official first
+    order.sort(key=lambda i: bool(rulings[i].repairs) or "  " in rulings[i].text)   # intact first
+    return order
+
+
 def dedup(rulings: list[Ruling]) -> list[Entry]:
     """Group normalised rulings into entries.
 

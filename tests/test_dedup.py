@@ -207,3 +207,18 @@ def test_band_index_finds_the_candidates_of_datasketch_lsh(shared):
         lsh.remove(number)
         bands.remove(number, signature_bytes(mh))
     assert [bands.query(signature_bytes(mh)) for mh in hashes] == [set(lsh.query(mh)) for mh in hashes]
+
+
+def test_rank_order_is_the_order_of_rank(shared):
+    """The field-by-field sort of a full ingest gives sorted(key=rank), ties in input order."""
+    from ingest.dedup import rank, rank_order
+    from ingest.normalise import normalise
+
+    rulings = seed_rulings()
+    for name in ("XLN.json", "KLD.json", "AER.json"):
+        rulings += read_file(shared / "realdata" / "mtgjson3-sets" / name).rulings
+    for path in sorted((shared / "realdata" / "scryfall-cassette-mtgjson" / "decoded_bodies").glob("rulings_*")):
+        rulings += read_file(path).rulings
+    kept, _ = normalise(rulings + rulings[-50:])              # repeated rulings: ties keep input order
+    assert any(r.repairs for r in kept) and any(r.publisher == "scryfall" for r in kept)
+    assert rank_order(kept) == sorted(range(len(kept)), key=lambda i: rank(kept[i]))
