@@ -39,7 +39,7 @@ from typing import Iterable
 
 import numpy as np
 import snowballstemmer
-from datasketch import LeanMinHash, MinHash, MinHashLSH
+from datasketch import MinHash, MinHashLSH
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 
@@ -52,6 +52,7 @@ LSH_WEIGHTS = (0.5, 0.5)       # false positives cost a verifier call, false neg
 RELATED_SIMILARITY = 0.75      # refused candidates at least this similar become Related links
 MIN_SIMILARITY = 0.55          # below this token-sequence similarity two texts are never the same
 MAX_RELATED = 5
+ADD_BATCH = 2048               # texts formed and MinHashed at a time (memory stays bounded)
 MAX_CANDIDATES = 48            # leaders verified per text, nearest by MinHash Jaccard: keeps the work linear
 PLACEHOLDER = "~"
 
@@ -63,29 +64,32 @@ _PT = re.compile(r"^[+-]?[\dx*]+/[+-]?[\dx*]+$")
 
 # --- English comparison form -------------------------------------------------------------
 
-_EN_REWRITES = [(re.compile(p), r) for p, r in [
-    (r"\bcan ?not\b|\bcan't\b", "can not"),
-    (r"\bwon't\b", "will not"),
-    (r"\b(?:don't|doesn't|didn't)\b", "do not"),
-    (r"\b(?:isn't|aren't|wasn't|weren't)\b", "is not"),
-    (r"\b(?:hasn't|haven't)\b", "has not"),
-    (r"\b(it|that|there|he|she)'s\b", r"\1 is"),
-    (r"\b(you|they|we)'(?:re|ll|ve)\b", r"\1"),
-    (r"\b(?:no one|nobody|none|nothing|never|neither|nor|no)\b", "not"),
-    (r"\b(enters?|entered|entering)[ -]the[ -]battlefield\b", r"\1"),
-    (r"^(?:to proliferate|(?:each time|whenever) you proliferate)\b", "when you proliferate"),
-    (r",? and not of its effects (?:will )?happen", ""),
-    (r"\bthe entire\b", "the"),
+# (pattern, replacement, literals): the pattern is tried only when one of the literals occurs in the
+# text (every match contains one of them; most texts need few of the rewrites, and a substring test is
+# far cheaper than a regular-expression scan)
+_EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
+    (r"\bcan ?not\b|\bcan't\b", "can not", ("can",)),
+    (r"\bwon't\b", "will not", ("won't",)),
+    (r"\b(?:don't|doesn't|didn't)\b", "do not", ("n't",)),
+    (r"\b(?:isn't|aren't|wasn't|weren't)\b", "is not", ("n't",)),
+    (r"\b(?:hasn't|haven't)\b", "has not", ("n't",)),
+    (r"\b(it|that|there|he|she)'s\b", r"\1 is", ("'s",)),
+    (r"\b(you|they|we)'(?:re|ll|ve)\b", r"\1", ("'re", "'ll", "'ve")),
+    (r"\b(?:no one|nobody|none|nothing|never|neither|nor|no)\b", "not", ("no", "ne")),
+    (r"\b(enters?|entered|entering)[ -]the[ -]battlefield\b", r"\1", ("battlefield",)),
+    (r"^(?:to proliferate|(?:each time|whenever) you proliferate)\b", "when you proliferate", ("proliferate",)),
+    (r",? and not of its effects (?:will )?happen", "", ("effects",)),
+    (r"\bthe entire\b", "the", ("entire",)),
     # the subject's ability named by pointer: "~'s triggered ability", "the last ability of ~", "the third mode"
     (r"(?:~(?:'s)?|\bthe|\bits|\bthis|\bthat) (?:(?!or\b|and\b|spell\b|mana\b|other\b|same\b|own\b|new\b)"
-     r"[a-z-]+ ){0,2}?(?:ability|mode)(?: of ~)?\b", "~"),
-    (r"~(?:'s)? effect\b", "~"),
-    (r"\b(?:the spell|it|~) (?:do|will) not resolve\b", "~ not resolve"),
+     r"[a-z-]+ ){0,2}?(?:ability|mode)(?: of ~)?\b", "~", ("ability", "mode")),
+    (r"~(?:'s)? effect\b", "~", ("effect",)),
+    (r"\b(?:the spell|it|~) (?:do|will) not resolve\b", "~ not resolve", ("resolve",)),
 ]]
-_EN_ILLUSTRATIVE = [re.compile(p) for p in [
-    r"\((?:also |as )?(?:such as|like|with|for example|for instance|e\.g\.|including)\b[^)]*\)",
-    r",? such as [^.;,()]*",
-    r"(?:^|(?<=[.!?] ))for example,[^.]*\.",
+_EN_ILLUSTRATIVE = [(re.compile(p), literals) for p, literals in [
+    (r"\((?:also |as )?(?:such as|like|with|for example|for instance|e\.g\.|including)\b[^)]*\)", ("(",)),
+    (r",? such as [^.;,()]*", ("such as",)),
+    (r"(?:^|(?<=[.!?] ))for example,[^.]*\.", ("for example,",)),
 ]]
 _NUMBER_WORDS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -105,36 +109,36 @@ _COUNTER_KINDS = frozenset(
     "sleep slime slumber soot spore storage strife study theft tide tower training trap velocity verse "
     "vitality wage wind wish bounty coin credit defense finality flying lifelink deathtouch "
     "indestructible hexproof menace reach trample vigilance keyword bribery burden".split())
-_EN_EFFECTS = [(re.compile(p), name) for p, name in [
-    (r"\bgain(?:s|ed|ing)? (?:\w+ )?life\b", "gain life"),
-    (r"\blos(?:e|es|t|ing) (?:\w+ )?life\b", "lose life"),
-    (r"\bdraw(?:s|n|ing)?\b", "draw"),
-    (r"\bscry\b", "scry"),
-    (r"\bsurveil\b", "surveil"),
-    (r"\bmill\b", "mill"),
-    (r"\bdiscard", "discard"),
-    (r"\bexplore", "explore"),
-    (r"\binvestigate", "investigate"),
-    (r"\bproliferat", "proliferate"),
-    (r"\btoken", "token"),
-    (r"\bdamage\b", "damage"),
-    (r"\bsacrific", "sacrifice"),
-    (r"\bexile", "exile"),
-    (r"\bdestroy", "destroy"),
+_EN_EFFECTS = [(re.compile(p), name, literal) for p, name, literal in [   # literal: in every match
+    (r"\bgain(?:s|ed|ing)? (?:\w+ )?life\b", "gain life", "life"),
+    (r"\blos(?:e|es|t|ing) (?:\w+ )?life\b", "lose life", "life"),
+    (r"\bdraw(?:s|n|ing)?\b", "draw", "draw"),
+    (r"\bscry\b", "scry", "scry"),
+    (r"\bsurveil\b", "surveil", "surveil"),
+    (r"\bmill\b", "mill", "mill"),
+    (r"\bdiscard", "discard", "discard"),
+    (r"\bexplore", "explore", "explore"),
+    (r"\binvestigate", "investigate", "investigate"),
+    (r"\bproliferat", "proliferate", "proliferat"),
+    (r"\btoken", "token", "token"),
+    (r"\bdamage\b", "damage", "damage"),
+    (r"\bsacrific", "sacrifice", "sacrific"),
+    (r"\bexile", "exile", "exile"),
+    (r"\bdestroy", "destroy", "destroy"),
 ]]
 _IRREGULAR = {"paid": "pay", "dealt": "deal", "made": "make", "got": "get", "gotten": "get",
               "chosen": "choos", "chose": "choos", "began": "begin", "begun": "begin"}
 
 # --- Chinese comparison form -------------------------------------------------------------
 
-_ZH_REWRITES = [(re.compile(p), r) for p, r in [
+_ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     (r"(?:会|将)?被反击|不会结算", "被反击"),
     (r"[,，]?且其所有效应都不会生效", ""),
     (r"即使|即便|纵使", "就算"),
     (r"整个", ""),
     (r"(?:~的|~之|其)(?:第[一二三四五六]个|最后一个)?(?:触发式|起动式|静止式|激怒|章节|忠诚)?异能", "~"),
 ]]
-_ZH_ILLUSTRATIVE = [re.compile(p) for p in [
+_ZH_ILLUSTRATIVE = [(re.compile(p), None) for p in [
     r"\((?:例如|举例来说|如|比如|像是)[^)]*\)",
     r"举例来说[^。]*。",
 ]]
@@ -202,19 +206,24 @@ def tokens(text: str) -> list[str]:
 
 
 def _apply(rules, text: str) -> str:
-    for pattern, replacement in rules:
-        text = pattern.sub(replacement, text)
+    for pattern, replacement, literals in rules:
+        if literals is None or any(literal in text for literal in literals):
+            text = pattern.sub(replacement, text)
     return text
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=16_384)
 def compare_form(match: str) -> Form:
-    """The comparison form of a matching-form text (see the module docstring)."""
+    """The comparison form of a matching-form text (see the module docstring).
+
+    Cached for repeated same_ruling() calls; Grouper forms each new text once and
+    keeps its leaders' forms itself, so the cache need not hold a corpus."""
     zh = is_chinese(match)
     text = _apply(_ZH_REWRITES if zh else _EN_REWRITES, match)
     whole = tokens(text)
-    for pattern in (_ZH_ILLUSTRATIVE if zh else _EN_ILLUSTRATIVE):
-        text = pattern.sub(" ", text)
+    for pattern, literals in (_ZH_ILLUSTRATIVE if zh else _EN_ILLUSTRATIVE):
+        if literals is None or any(literal in text for literal in literals):
+            text = pattern.sub(" ", text)
     text = text.replace("(", " ").replace(")", " ")
     content = tokens(text)
     if zh:
@@ -225,11 +234,13 @@ def compare_form(match: str) -> Form:
     else:
         guards = Counter(t for t in whole if _is_en_guard(t))
         guards += Counter(f"{k} counter" for k in _counter_kinds(whole))
-        effects = frozenset(name for pattern, name in _EN_EFFECTS if pattern.search(text))
+        effects = frozenset(name for pattern, name, literal in _EN_EFFECTS
+                            if literal in text and pattern.search(text))
         content = [_stem(t) if t[0].isalpha() else t for t in content]
     return Form(tuple(content), tuple(sorted(guards.items())), effects, zh)
 
 
+@lru_cache(maxsize=100_000)
 def _is_en_guard(token: str) -> bool:
     return (token.startswith("{") or bool(_PT.match(token)) or token.lstrip("+-").isdigit()
             or token in _NUMBER_WORDS or token in _NEGATIONS)
@@ -260,22 +271,40 @@ def same_ruling(a: str, b: str) -> Verdict:
     Refuses (same=False) when guard tokens or named effects differ, or when a
     differing word is not soft, a restated referent or moved; the reason names it.
     """
-    fa, fb = compare_form(a), compare_form(b)
+    return verify(compare_form(a), compare_form(b))
+
+
+def verify(fa: Form, fb: Form, explain: bool = True) -> Verdict:
+    """same_ruling() on two comparison forms. explain=False leaves out the reasons that
+    name the differing tokens (reason None; the decision and similarity are the same),
+    which is what most refusals cost when nobody reads them."""
     sim = Indel.normalized_similarity(fa.tokens, fb.tokens)
     if fa.zh != fb.zh:
         return Verdict(False, sim, "different language")
     if sim < MIN_SIMILARITY:
         return Verdict(False, sim, "wording differs")
     if fa.guards != fb.guards:
+        if not explain:
+            return Verdict(False, sim)
         ga, gb = Counter(dict(fa.guards)), Counter(dict(fb.guards))
         return Verdict(False, sim, "guard token differs: " + _versus(ga - gb, gb - ga))
     if fa.effects != fb.effects:
+        if not explain:
+            return Verdict(False, sim)
         return Verdict(False, sim, "named effect differs: " + _versus(
             Counter(fa.effects - fb.effects), Counter(fb.effects - fa.effects)))
     left_a, left_b = _hard_difference(fa, fb)
     if left_a or left_b:
-        return Verdict(False, sim, "wording differs: " + _versus(left_a, left_b))
+        return Verdict(False, sim, "wording differs: " + _versus(left_a, left_b) if explain else None)
     return Verdict(True, sim)
+
+
+def _may_be_similar(fa: Form, fb: Form) -> bool:
+    """False when the token lengths alone put the Indel similarity (2 LCS / (len a + len b),
+    LCS <= the shorter length) below MIN_SIMILARITY: then verify() could only refuse, with
+    a similarity too low for a Related link."""
+    la, lb = len(fa.tokens), len(fb.tokens)
+    return 2 * min(la, lb) >= (MIN_SIMILARITY - 1e-9) * (la + lb)      # margin: ties are computed
 
 
 def _versus(a: Counter, b: Counter) -> str:
@@ -387,6 +416,24 @@ def rank(ruling: Ruling) -> tuple:
     return _rank(ruling)
 
 
+def rank_order(rulings: list[Ruling]) -> list[int]:
+    """Indices of the rulings best first: the order of ``sorted(rulings, key=rank)``, ties in input order.
+
+    Done as stable sorts on one field at a time, last field first (the date
+    descending), so that no rank tuple is built per ruling: the same order, in
+    less time and memory for a million rulings.
+    """
+    order = list(range(len(rulings)))
+    order.sort(key=lambda i: rulings[i].position)
+    order.sort(key=lambda i: rulings[i].source.path)
+    order.sort(key=lambda i: rulings[i].text)
+    order.sort(key=lambda i: rulings[i].match)
+    order.sort(key=lambda i: rulings[i].date or "", reverse=True)    # newest first, undated last
+    order.sort(key=lambda i: rulings[i].publisher == "scryfall")       # official first
+    order.sort(key=lambda i: bool(rulings[i].repairs) or "  " in rulings[i].text)   # intact first
+    return order
+
+
 def dedup(rulings: list[Ruling]) -> list[Entry]:
     """Group normalised rulings into entries.
 
@@ -418,11 +465,12 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
 @dataclass
 class Group:
     """One entry in the making: its leader's matching text, the leader's MinHash signature
-    (NUM_PERM uint64), and its member texts (matching text -> similarity to the leader, leader first)."""
+    (NUM_PERM hash values below 2**32, as little-endian uint32 bytes; see signature_bytes),
+    and its member texts (matching text -> similarity to the leader, leader first)."""
 
     lang: str
     leader: str
-    signature: np.ndarray
+    signature: bytes
     members: dict[str, float]
 
 
@@ -433,9 +481,8 @@ class Grouper:
     groups: Group by group number (numbers are never reused; creation order);
     group_of: group number by text key (language key, matching text); links:
     refused close pairs, both ways: group -> {partner: (similarity, reason)}.
-    The MinHash LSH tables are pickled with the rest (loading them is faster
-    than re-inserting every signature); a grouper without them (``_lsh`` None)
-    rebuilds them from the stored signatures on first use.
+    The LSH band tables (BandIndex, one per language key) are not pickled:
+    they are rebuilt from the stored signatures on first use.
 
     A grouping built by one ``add`` of all texts in rank order is exactly
     ``dedup``'s. Built in steps it may differ from a full rebuild in one way: a
@@ -449,22 +496,15 @@ class Grouper:
         self.group_of: dict[tuple[str, str], int] = {}
         self.links: dict[int, dict[int, tuple[float, str]]] = {}
         self.next_group = 0
-        self.scheme: str | None = None       # datasketch's hashing scheme of the stored signatures
-        self._lsh: dict[str, MinHashLSH] | None = None
+        self._bands: dict[str, BandIndex] | None = None    # LSH tables by language key, see _index
+        self._forms: dict[int, Form] = {}      # leaders' comparison forms, see _leader_form
 
-    def _index(self, lang: str) -> MinHashLSH:
-        if self._lsh is None:
-            self._lsh = {}
+    def _index(self, lang: str) -> BandIndex:
+        if self._bands is None:
+            self._bands = {}
             for number, group in self.groups.items():
-                self._new_lsh(group.lang).insert(number, LeanMinHash(seed=1, hashvalues=group.signature,
-                                                                         scheme=self.scheme),
-                                                 check_duplication=False)
-        return self._lsh.get(lang) or self._new_lsh(lang)
-
-    def _new_lsh(self, lang: str) -> MinHashLSH:
-        if lang not in self._lsh:
-            self._lsh[lang] = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM, weights=LSH_WEIGHTS)
-        return self._lsh[lang]
+                self._bands.setdefault(group.lang, BandIndex()).insert(number, group.signature)
+        return self._bands.setdefault(lang, BandIndex())
 
     def add(self, keys: list[tuple[str, str]]) -> set[int]:
         """Place new text keys (language key, matching text), best ranked first; returns the touched groups.
@@ -474,34 +514,65 @@ class Grouper:
         """
         touched: set[int] = set()
         keys = [key for key in keys if key not in self.group_of]
-        hashes = MinHash.bulk([shingles(_hard_tokens(compare_form(m))) for _, m in keys], num_perm=NUM_PERM)
-        signatures = _Signatures(self.groups)
-        for (lang, match), mh in zip(keys, hashes):
-            index = self._index(lang)
-            best: tuple[float, int] | None = None
-            refused = []
-            for number in _nearest(index.query(mh), mh, signatures):
-                verdict = same_ruling(self.groups[number].leader, match)
-                if verdict.same:
-                    if best is None or (verdict.similarity, -number) > (best[0], -best[1]):
-                        best = (verdict.similarity, number)
-                elif verdict.similarity >= RELATED_SIMILARITY:
-                    refused.append((number, verdict))
-            if best is not None:
-                target = best[1]
-                self.groups[target].members[match] = best[0]
-            else:
-                target = self.next_group
-                self.next_group += 1
-                self.groups[target] = Group(lang, match, mh.hashvalues, {match: 1.0})
-                self.scheme = getattr(mh, "scheme", None)
-                index.insert(target, mh, check_duplication=False)
-            self.group_of[(lang, match)] = target
-            touched.add(target)
-            for number, verdict in refused:
-                if number != target and self._link(number, target, verdict):
-                    touched.add(number)
+        for start in range(0, len(keys), ADD_BATCH):
+            batch = keys[start:start + ADD_BATCH]
+            forms = [compare_form(match) for _, match in batch]
+            hashes = MinHash.bulk([shingles(_hard_tokens(form)) for form in forms], num_perm=NUM_PERM)
+            for (lang, match), form, mh in zip(batch, forms, hashes):
+                touched |= self._place(lang, match, form, signature_bytes(mh))
         return touched
+
+    def _place(self, lang: str, match: str, form: Form, signature: bytes) -> set[int]:
+        """Place one new text (its comparison form and MinHash signature); returns the groups it touched."""
+        index = self._index(lang)
+        best: tuple[float, int] | None = None
+        refused = []
+        for number in _nearest(index.query(signature), signature, self.groups):
+            leader = self._leader_form(number)
+            if not _may_be_similar(leader, form):
+                continue
+            verdict = verify(leader, form, explain=False)
+            if verdict.same:
+                if best is None or (verdict.similarity, -number) > (best[0], -best[1]):
+                    best = (verdict.similarity, number)
+            elif verdict.similarity >= RELATED_SIMILARITY:
+                refused.append((number, verify(leader, form)))
+        if best is not None:
+            target = best[1]
+            self.groups[target].members[match] = best[0]
+        else:
+            target = self.next_group
+            self.next_group += 1
+            self.groups[target] = Group(lang, match, signature, {match: 1.0})
+            self._forms[target] = form
+            index.insert(target, signature)
+        self.group_of[(lang, match)] = target
+        touched = {target}
+        for number, verdict in refused:
+            if number != target and self._link(number, target, verdict):
+                touched.add(number)
+        return touched
+
+    def _leader_form(self, number: int) -> Form:
+        """The comparison form of a group's leader, kept per group (not pickled; rebuilt on use)."""
+        form = self._forms.get(number)
+        if form is None:
+            form = self._forms[number] = compare_form(self.groups[number].leader)
+        return form
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_forms"], state["_bands"] = {}, None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state.pop("_lsh", None)                      # datasketch tables of an older index folder
+        state.pop("scheme", None)
+        self.__dict__.update(state)
+        self._forms, self._bands = {}, None
+        for group in self.groups.values():
+            if not isinstance(group.signature, bytes):      # an older folder kept numpy uint64 arrays
+                group.signature = signature_bytes(group.signature)
 
     def _link(self, a: int, b: int, verdict: Verdict) -> bool:
         known = self.links.get(a, {}).get(b)
@@ -534,8 +605,9 @@ class Grouper:
         orphans = {}
         for number in sorted(dissolved):
             group = self.groups.pop(number)
-            if self._lsh is not None and group.lang in self._lsh:
-                self._lsh[group.lang].remove(number)
+            self._forms.pop(number, None)
+            if self._bands is not None and group.lang in self._bands:
+                self._bands[group.lang].remove(number, group.signature)
             for match in group.members:
                 orphans[(group.lang, match)] = number
                 del self.group_of[(group.lang, match)]
@@ -555,23 +627,86 @@ class Grouper:
         return _entry([(r, sim) for match, sim in group.members.items() for r in rulings_of[(group.lang, match)]])
 
 
-class _Signatures:
-    """Read-only view: group number -> leader signature (what _nearest needs)."""
-
-    def __init__(self, groups: dict[int, Group]):
-        self.groups = groups
-
-    def __getitem__(self, number: int) -> np.ndarray:
-        return self.groups[number].signature
+def signature_bytes(minhash) -> bytes:
+    """A MinHash signature (a datasketch MinHash or its hash values) as little-endian uint32
+    bytes, 4 bytes a value: datasketch keeps them as uint64 but masks them below 2**32
+    (``_max_hash``), so nothing is lost (tests/test_dedup.py compares the LSH candidates)."""
+    return np.asarray(getattr(minhash, "hashvalues", minhash)).astype("<u4").tobytes()
 
 
-def _nearest(keys: list[int], mh: MinHash, leader_hashes: list) -> list[int]:
-    """At most MAX_CANDIDATES candidate leaders, highest estimated Jaccard first (ties by key)."""
+@lru_cache(maxsize=1)
+def banding() -> tuple[int, int]:
+    """(bands, rows per band) of the LSH tables: datasketch's MinHashLSH choice for LSH_THRESHOLD,
+    NUM_PERM and LSH_WEIGHTS (16 bands of 4 rows)."""
+    lsh = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM, weights=LSH_WEIGHTS)
+    return lsh.b, lsh.r
+
+
+class BandIndex:
+    """MinHash LSH tables of leader signatures: two signatures are candidates when all values
+    of one band are equal (the candidates datasketch's MinHashLSH with the same banding gives).
+
+    tables: one dict per band from the band's values (as one int) to the group number, or to a
+    list of group numbers when several leaders share them. A bucket holds a bare number until
+    it is shared, and nothing else is stored per key: about a third of the memory of
+    datasketch's tables (which also keep every key's band hashes), and no pickling.
+    """
+
+    def __init__(self) -> None:
+        self.tables: list[dict[int, int | list[int]]] = [{} for _ in range(banding()[0])]
+
+    def insert(self, number: int, signature: bytes) -> None:
+        """Add a leader (group number) under each band of its signature (signature_bytes)."""
+        for table, key in zip(self.tables, _band_keys(signature)):
+            found = table.get(key)
+            if found is None:
+                table[key] = number
+            elif type(found) is list:
+                found.append(number)
+            else:
+                table[key] = [found, number]
+
+    def remove(self, number: int, signature: bytes) -> None:
+        """Take a leader out of the buckets of its signature."""
+        for table, key in zip(self.tables, _band_keys(signature)):
+            found = table.get(key)
+            if type(found) is list:
+                if number in found:
+                    found.remove(number)
+                if len(found) == 1:
+                    table[key] = found[0]
+            elif found == number:
+                del table[key]
+
+    def query(self, signature: bytes) -> set[int]:
+        """Group numbers of the leaders sharing at least one band with the signature."""
+        candidates: set[int] = set()
+        for table, key in zip(self.tables, _band_keys(signature)):
+            found = table.get(key)
+            if found is None:
+                continue
+            if type(found) is list:
+                candidates.update(found)
+            else:
+                candidates.add(found)
+        return candidates
+
+
+def _band_keys(signature: bytes) -> list[int]:
+    """One int per band: the band's uint32 values' bytes read as one number (exact, no hashing)."""
+    width = 4 * banding()[1]
+    return [int.from_bytes(signature[i:i + width], "little") for i in range(0, len(signature), width)]
+
+
+def _nearest(keys: set[int], signature: bytes, groups: dict[int, Group]) -> list[int]:
+    """At most MAX_CANDIDATES candidate leaders, highest estimated Jaccard (share of equal
+    MinHash values) first, ties by group number."""
     keys = sorted(keys)
     if len(keys) <= MAX_CANDIDATES:
         return keys
-    estimates = (np.array([leader_hashes[k] for k in keys]) == mh.hashvalues).mean(axis=1)
-    order = sorted(range(len(keys)), key=lambda i: (-estimates[i], keys[i]))
+    leaders = np.frombuffer(b"".join(groups[k].signature for k in keys), dtype="<u4").reshape(len(keys), -1)
+    estimates = (leaders == np.frombuffer(signature, dtype="<u4")).mean(axis=1)
+    order = np.lexsort((np.array(keys), -estimates))
     return [keys[i] for i in order[:MAX_CANDIDATES]]
 
 

@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable
 
 from ingest.language import detect_language, match_text
@@ -128,17 +129,24 @@ def mask_card(folded: str, card: str | None, original: str = "") -> str:
         if _CJK.search(name):
             folded = folded.replace(name, CARD_PLACEHOLDER)
             folded = _mask_name_runs(folded, name)
-        else:
-            folded = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", CARD_PLACEHOLDER, folded)
+        elif name in folded:
+            folded = _pattern(rf"(?<![\w-]){re.escape(name)}(?![\w-])").sub(CARD_PLACEHOLDER, folded)
     for name in names:
         words = name.split(" ")
-        if _CJK.search(name) or "," in name or len(words) < 2 or len(words[0]) < 3:
+        if _CJK.search(name) or "," in name or len(words) < 2 or len(words[0]) < 3 or words[0] not in folded:
             continue
         first = re.escape(words[0])
-        folded = re.sub(rf"(?<![\w-]){first}(?='s\b)", CARD_PLACEHOLDER, folded)
-        if {"of", "the"} & set(words[1:]) and re.search(rf"\b{first.capitalize()}\b", original):
-            folded = re.sub(rf"(?<![\w-]){first}(?![\w-])", CARD_PLACEHOLDER, folded)
+        folded = _pattern(rf"(?<![\w-]){first}(?='s\b)").sub(CARD_PLACEHOLDER, folded)
+        if {"of", "the"} & set(words[1:]) and _pattern(rf"\b{first.capitalize()}\b").search(original):
+            folded = _pattern(rf"(?<![\w-]){first}(?![\w-])").sub(CARD_PLACEHOLDER, folded)
     return folded
+
+
+@lru_cache(maxsize=65_536)
+def _pattern(pattern: str) -> re.Pattern:
+    """re.compile with a cache sized for one pattern per card name (re's own cache keeps 512,
+    far fewer than the card names of a large corpus, so it recompiled nearly every call)."""
+    return re.compile(pattern)
 
 
 def _mask_name_runs(text: str, name: str) -> str:

@@ -5,13 +5,15 @@ Reading is separate (ingest/read.py) so that callers can cache parsed sources.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ingest.dedup import MAX_RELATED, Grouper, dedup, rank, relink, text_key
+from ingest.dedup import MAX_RELATED, Grouper, dedup, rank, rank_order, relink, text_key
 from ingest.language import declared_disagrees
 from ingest.model import Entry, Related, Ruling, Translation
 from ingest.normalise import Rejection, corpus_words, normalise
@@ -32,6 +34,32 @@ class PipelineResult:
         return dict(Counter(r.reason for r in self.rejections))
 
 
+@contextmanager
+def gc_paused():
+    """Pause Python's cyclic garbage collector for a pipeline run (reference counting still frees memory).
+
+    The stages hold millions of live objects (rulings, comparison forms, LSH
+    tables) and create almost no reference cycles, yet each full (generation 2)
+    collection walks every live object: with the collector on, a million-ruling
+    ingest spends a growing share of its time in collections that free nothing.
+    The objects alive on entry are frozen (gc.freeze) so later collections skip
+    them. On exit the objects made meanwhile are frozen too before all are
+    unfrozen into the oldest generation, so that the next young collection does
+    not walk everything the run made. Usable as a decorator (``@gc_paused()``).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()
+
+
+@gc_paused()
 def build_entries(rulings: list[Ruling], previous_ids: dict[tuple, str] | None = None,
                   aliases: dict[str, list[str]] | None = None,
                   timings: dict[str, float] | None = None) -> PipelineResult:
@@ -61,14 +89,19 @@ def build_entries(rulings: list[Ruling], previous_ids: dict[tuple, str] | None =
 
 
 class _Clock:
-    """Adds the seconds since the last lap to timings[stage] (does nothing without a dict)."""
+    """Adds the seconds since the last lap to timings[stage] (does nothing without a dict).
+
+    now: the clock (wall seconds; bench/stage_speed.py --cpu sets time.process_time).
+    """
+
+    now = staticmethod(time.perf_counter)
 
     def __init__(self, timings: dict[str, float] | None):
         self.timings = timings
-        self.last = time.perf_counter()
+        self.last = self.now()
 
     def lap(self, stage: str) -> None:
-        now = time.perf_counter()
+        now = self.now()
         if self.timings is not None:
             self.timings[stage] = self.timings.get(stage, 0.0) + now - self.last
         self.last = now
@@ -168,6 +201,7 @@ def _same_text(ruling: Ruling) -> tuple[str, bytes]:
     return lang, hashlib.sha1(folded.encode("utf-8")).digest()[:12]
 
 
+@gc_paused()
 def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[int, list[Ruling]],
                   fetch: Callable[[list[Ref]], dict[Ref, Ruling]], everything: bool = False,
                   timings: dict[str, float] | None = None) -> Update:
@@ -221,26 +255,29 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     old_aliases = {i.id: list(i.aliases) for i in old_info.values() if i.aliases}
     clock.lap("remove")
     # normalise what was added
-    pool: dict[Ref, Ruling] = {}
-    owner: dict[int, int] = {}
-    everyone = []
-    for number, rulings in added.items():
+    pool = _Pool(added)
+    for rulings in added.values():
         corpus.words.update(corpus_words(rulings))
+    kept: list[Ruling] = []
+    kept_refs: list[Ref] = []
+    rejections: dict[int, list[Rejection]] = {}
+    mismatches: dict[int, list[Ruling]] = {}
+    for number, rulings in added.items():
+        # one source at a time (the same decisions as all at once: the word counts are complete),
+        # so that no map from every added ruling to its source is needed
+        _, rejected = normalise(rulings, corpus.words)
+        if rejected:
+            rejections[number] = rejected
+        dropped = {id(rejection.ruling) for rejection in rejected}
         for index, ruling in enumerate(rulings):
-            owner[id(ruling)] = number
-            pool[(number, index)] = ruling
-            everyone.append(ruling)
-    ref_of = {id(r): ref for ref, r in pool.items()}
-    kept, rejected = normalise(everyone, corpus.words)
+            if id(ruling) in dropped:
+                continue
+            kept.append(ruling)
+            kept_refs.append((number, index))
+            if declared_disagrees(ruling.declared_lang, ruling.lang):
+                mismatches.setdefault(number, []).append(ruling)
     changed_sets = {r.set_code.upper() for r in kept if r.set_code}
     changed_sets |= {r.set_code.upper() for rulings in removed.values() for r in rulings if r.set_code}
-    rejections: dict[int, list[Rejection]] = {}
-    for rejection in rejected:
-        rejections.setdefault(owner[id(rejection.ruling)], []).append(rejection)
-    mismatches: dict[int, list[Ruling]] = {}
-    for ruling in kept:
-        if declared_disagrees(ruling.declared_lang, ruling.lang):
-            mismatches.setdefault(owner[id(ruling)], []).append(ruling)
     clock.lap("normalise")
     # place the texts: orphans and new texts in rank order
     orphan_rulings = fetch([ref for key in orphans for ref in corpus.refs[key]])
@@ -249,9 +286,11 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
         best[key] = min(rank(orphan_rulings[ref]) for ref in corpus.refs[key])
         for ref in corpus.refs[key]:
             previous_ids[orphan_rulings[ref].key()] = old_info[old].id
-    for ruling in sorted(kept, key=rank):
-        key = corpus.same_text.setdefault(_same_text(ruling), (text_key(ruling)[0], ruling.match))
-        corpus.refs.setdefault(key, []).append(ref_of[id(ruling)])
+    for i in rank_order(kept):
+        ruling = kept[i]
+        same = _same_text(ruling)
+        key = corpus.same_text.setdefault(same, (same[0], ruling.match))
+        corpus.refs.setdefault(key, []).append(kept_refs[i])
         if key in grouper.group_of:
             touched.add(grouper.group_of[key])
         elif key not in best:
@@ -328,7 +367,23 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     return Update([rewrite[g] for g in sorted(rewrite)], deleted, rejections, mismatches)
 
 
-def _materialize(corpus: Corpus, groups: list[int], pool: dict[Ref, Ruling],
+class _Pool:
+    """The rulings being added, by Ref (source number, index): a view of ``added``, so that no
+    dict over every added ruling is built."""
+
+    def __init__(self, added: dict[int, list[Ruling]]):
+        self.added = added
+
+    def __contains__(self, ref: Ref) -> bool:
+        rulings = self.added.get(ref[0])
+        return rulings is not None and 0 <= ref[1] < len(rulings)
+
+    def get(self, ref: Ref) -> Ruling | None:
+        """The added ruling at ref, or None when ref is not among them."""
+        return self.added[ref[0]][ref[1]] if ref in self else None
+
+
+def _materialize(corpus: Corpus, groups: list[int], pool: _Pool,
                  fetch: Callable[[list[Ref]], dict[Ref, Ruling]]) -> dict[int, Entry]:
     """Entries (content ids) of these groups from their rulings: in the pool, else fetched."""
     needed = [ref for g in groups for key in corpus.grouper.texts(g) for ref in corpus.refs[key]]

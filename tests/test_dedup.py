@@ -181,3 +181,44 @@ def test_identical_text_on_different_cards_is_one_entry(make_ruling):
     d = make_ruling("指挥官法球让你加一点法术力。", card="秘法印记", lang="zh-Hans")
     entries = build_entries([a, b, c, d]).entries
     assert sorted(len(e.variants) for e in entries) == [2, 2]
+
+
+def test_band_index_finds_the_candidates_of_datasketch_lsh(shared):
+    """The LSH tables of ingest/dedup.py give exactly MinHashLSH's candidates (same banding),
+    before and after leaders are removed."""
+    from datasketch import MinHash, MinHashLSH
+
+    from ingest.dedup import (LSH_THRESHOLD, LSH_WEIGHTS, NUM_PERM, BandIndex, _hard_tokens, compare_form,
+                              shingles, signature_bytes)
+    from ingest.normalise import normalise
+
+    kept, _ = normalise(read_file(shared / "realdata" / "mtgjson3-sets" / "XLN.json").rulings)
+    texts = sorted({r.match for r in kept})
+    hashes = MinHash.bulk([shingles(_hard_tokens(compare_form(t))) for t in texts], num_perm=NUM_PERM)
+    lsh = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM, weights=LSH_WEIGHTS)
+    bands = BandIndex()
+    for number, mh in enumerate(hashes[::2]):
+        lsh.insert(number, mh)
+        bands.insert(number, signature_bytes(mh))
+    found = [bands.query(signature_bytes(mh)) for mh in hashes]
+    assert found == [set(lsh.query(mh)) for mh in hashes]
+    assert sum(len(f) > 1 for f in found) > 10          # shared buckets were exercised
+    for number, mh in list(enumerate(hashes[::2]))[::3]:
+        lsh.remove(number)
+        bands.remove(number, signature_bytes(mh))
+    assert [bands.query(signature_bytes(mh)) for mh in hashes] == [set(lsh.query(mh)) for mh in hashes]
+
+
+def test_rank_order_is_the_order_of_rank(shared):
+    """The field-by-field sort of a full ingest gives sorted(key=rank), ties in input order."""
+    from ingest.dedup import rank, rank_order
+    from ingest.normalise import normalise
+
+    rulings = seed_rulings()
+    for name in ("XLN.json", "KLD.json", "AER.json"):
+        rulings += read_file(shared / "realdata" / "mtgjson3-sets" / name).rulings
+    for path in sorted((shared / "realdata" / "scryfall-cassette-mtgjson" / "decoded_bodies").glob("rulings_*")):
+        rulings += read_file(path).rulings
+    kept, _ = normalise(rulings + rulings[-50:])              # repeated rulings: ties keep input order
+    assert any(r.repairs for r in kept) and any(r.publisher == "scryfall" for r in kept)
+    assert rank_order(kept) == sorted(range(len(kept)), key=lambda i: rank(kept[i]))
