@@ -181,10 +181,11 @@ def looks_english(text: str) -> bool:
     """True for a Latin-script text of which at least a quarter of the words, and 3 or more,
     are ENGLISH_MARKERS. Accented letters and ``Æ`` (card names such as Æther Vial,
     Lim-Dûl) are folded to ASCII first; any other non-ASCII letter means not English."""
-    text = unicodedata.normalize("NFKD", text.translate(_TYPOGRAPHY).replace("Æ", "Ae").replace("æ", "ae"))
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    if not text.isascii():
-        return False
+    if not text.isascii():                  # (ASCII text is its own folded form: skip the per-character work)
+        text = unicodedata.normalize("NFKD", text.translate(_TYPOGRAPHY).replace("Æ", "Ae").replace("æ", "ae"))
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
+        if not text.isascii():
+            return False
     words = _ASCII_WORD.findall(text.lower())
     markers = sum(word in ENGLISH_MARKERS for word in words)
     return markers >= 3 and markers * 4 >= len(words)

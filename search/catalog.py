@@ -620,16 +620,17 @@ def update_entries(index_dir: Path, state: State, added: list[SourceRecord], rem
         rulings = [replace(r, card=names[r.oracle_id]) if r.card is None and r.oracle_id in names else r
                    for r in record.result.rulings]
         fresh[record.number] = rulings
+        record.warnings = reader_warnings(rulings)
+        # the record keeps only a reference to the stored rulings from here on, so that the rulings as
+        # read are not held beside the normalised ones while the pipeline runs (memory at scale)
+        record.result.rulings = StoredRulings(str(store.path), record.number, len(rulings))
     gone = {record.number: store.rulings(record.number) for record in removed}
     result = update_corpus(state.corpus, gone, fresh, store.get, everything=full, timings=timings)
     mark = time.perf_counter()
     for record in added:
-        rulings = fresh[record.number]
-        store.put(record.number, rulings)
+        store.put(record.number, fresh.pop(record.number))
         record.rejected = dict(Counter(r.reason for r in result.rejections.get(record.number, [])))
         record.mismatches = [mismatch_json(r) for r in result.mismatches.get(record.number, [])]
-        record.warnings = reader_warnings(rulings)
-        record.result.rulings = StoredRulings(str(store.path), record.number, len(rulings))
     store.commit()
     if timings is not None:
         timings["store"] = time.perf_counter() - mark
