@@ -36,7 +36,10 @@ from search.analysis import card_key, fold, terms
 from ingest.model import LANGUAGES
 from search.languages import field_for
 
-LANG_GROUPS = {"zh": ("zh-hans", "zh-hant")}
+# A user's code -> the language codes it selects: ``zh`` both scripts; the region-style codes people type
+# for Chinese (BCP 47 zh-CN/zh-SG simplified, zh-TW/zh-HK/zh-MO traditional) as their script.
+LANG_GROUPS = {"zh": ("zh-hans", "zh-hant"), "zh-cn": ("zh-hans",), "zh-sg": ("zh-hans",),
+               "zh-tw": ("zh-hant",), "zh-hk": ("zh-hant",), "zh-mo": ("zh-hant",)}
 FILTER_FIELDS = ("card", "set", "mechanic", "lang", "date")
 SNIPPET_CHARS = 300
 
@@ -87,7 +90,7 @@ def set_filter(code: str) -> Query:
 
 
 def lang_codes(code: str) -> tuple[str, ...]:
-    """The lower-case language codes a user's code selects (``zh`` -> zh-hans, zh-hant).
+    """The lower-case language codes a user's code selects (``zh`` -> zh-hans, zh-hant; ``zh-TW`` -> zh-hant).
 
     Raises QueryError for an empty code or one that is not among Magic's
     languages (ingest.model.LANGUAGES).

@@ -178,3 +178,9 @@ def test_fifo_and_device_are_rejected_unread(runner, tmp_path):
     assert report["rulings"] == 1
     named = runner.invoke(cli, ["ingest", str(folder_ / "pipe.json"), "--index", str(tmp_path / "ix")])
     one_error_line(named, f"{folder_ / 'pipe.json'}: {reason}")
+
+
+def test_group_by_with_a_format_that_has_no_headings(runner, seed_index):
+    result = runner.invoke(cli, ["export", "--format", "jsonl", "--group-by", "set", "--index", str(seed_index)])
+    assert result.exit_code == 2
+    assert "--group-by applies to the md and html formats, not jsonl" in result.stderr

@@ -96,3 +96,14 @@ def test_sentence_gap_in_positions():
     positions = [t.pos for t in european_analyzer("fr")("Il attaque. Il bloque.", positions=True)]
     assert positions == [0, 1, 12, 13]
     assert [t.text for t in cjk_analyzer()("攻撃。", positions=True)] == ["攻撃"]
+
+
+@pytest.mark.parametrize("code,expected", [("zh-TW", ("zh-hant",)), ("zh-HK", ("zh-hant",)),
+                                           ("zh-CN", ("zh-hans",)), ("zh", ("zh-hans", "zh-hant")),
+                                           ("zh-Hant", ("zh-hant",))])
+def test_region_style_chinese_codes_select_their_script(code, expected):
+    assert query.lang_codes(code) == expected
+
+
+def test_zh_cn_filter_finds_the_simplified_rulings(small_index):
+    assert found(small_index, "攻击", lang="zh-CN") == found(small_index, "攻击", lang="zh") != []
