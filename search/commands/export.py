@@ -38,7 +38,7 @@ def export(mechanic, card, set_code, lang, since, until, any_mechanic, query_tex
     json: an array of entries; csv: one row per entry, or per variant.
     """
     if group_by and fmt not in ("md", "html"):
-        raise click.UsageError(f"--group-by applies to the md and html formats, not {fmt}")
+        click.echo(f"note: --group-by applies to the md and html formats; {fmt} is written ungrouped", err=True)
     selection = exporter.Selection([resolve_mechanic(m) for m in mechanic], any_mechanic, card,
                                    set_code, lang, since, until, (query_text or "").strip() or None)
     index_dir = ready_index(index_dir)
