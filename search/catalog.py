@@ -466,11 +466,11 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
         for file in walk(path, on_skip=skip_link):
             if path.is_dir() and in_index_folder(file, path):
                 continue                           # our own index files are not ruling documents
-            if source_key(file) in listed:
-                seen.add(source_key(file))
+            key = source_key(file)
+            seen.add(key)
+            if key in listed:
                 continue                           # reached again through another path given: listed once
-            listed.add(source_key(file))
-            seen.add(source_key(file))
+            listed.add(key)
             checked.append((file, not path.is_dir(), check_source(file, state)))
         if path.is_dir():
             prefix = source_key(path).rstrip("/") + "/"

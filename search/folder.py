@@ -155,12 +155,12 @@ def tidy(root: Path) -> None:
     except DamagedIndex:
         return                   # nothing is removed while it is unclear which generation is live
     numbers = generations(root)
-    older = [folder for _, folder in numbers if folder != current]
-    if current != root:
-        keep = max((n for n, f in numbers if f != current and n < _number(current)), default=None)
-        older = [f for n, f in numbers if f != current and n != keep]
-    for folder in older:
-        shutil.rmtree(folder, ignore_errors=True)
+    # with no CURRENT (a first build killed) every generation is a leftover
+    below = [n for n, _ in numbers if current != root and n < _number(current)]
+    keep = max(below, default=None)
+    for number, folder in numbers:
+        if folder != current and number != keep:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _number(folder: Path) -> int:
