@@ -27,7 +27,9 @@ from rapidfuzz import fuzz, process
 from whoosh import highlight, qparser
 from whoosh.qparser import syntax
 from whoosh.matching import ListMatcher, NullMatcher
+from whoosh.matching.wrappers import ConstantScoreWrapperMatcher
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term, TermRange
+from whoosh.query.wrappers import WrappingQuery
 
 from ingest.errors import QueryError
 from ingest.tag import vocabulary
@@ -108,6 +110,34 @@ def lang_filter(code: str) -> Query:
     """Entries in this language; ``zh`` matches ``zh-Hans`` and ``zh-Hant``."""
     group = lang_codes(code)
     return Or([Term("lang", c) for c in group]) if len(group) > 1 else Term("lang", group[0])
+
+
+class Unscored(WrappingQuery):
+    """A filter inside a scored query: the documents of its child, each adding 0 to the score.
+
+    ``And([words, Unscored(filter)])`` ranks exactly as the words alone over the
+    filtered documents, and steps through the filter's postings alongside the
+    words' instead of first collecting every document of the filter (Whoosh's
+    ``search(filter=...)`` builds a set of all of them per query).
+    """
+
+    def matcher(self, searcher, context=None):
+        child = self.child.matcher(searcher, context)
+        return child if not child.is_active() else _UnscoredMatcher(child, 0.0)
+
+
+class _UnscoredMatcher(ConstantScoreWrapperMatcher):
+    """Scores 0 and is never dropped or skipped by block quality (a top-k search's pruning must
+    advance the scored side of an intersection, not the filter)."""
+
+    def supports_block_quality(self):
+        return False
+
+    def replace(self, minquality=0):
+        child = self.child.replace(0)
+        if not child.is_active():
+            return NullMatcher()
+        return self if child is self.child else _UnscoredMatcher(child, 0.0)
 
 
 class DateRange(TermRange):
@@ -353,6 +383,36 @@ def without_andnot(query: Query) -> Query:
     return query.apply(without_andnot)
 
 
+def without_empty_fields(query: Query, reader) -> Query:
+    """Drop from each OR the word and phrase clauses on searched fields that hold no text in this index.
+
+    A bare word is searched in every language field (index.searched_fields()),
+    and most indexes hold two or three languages: each clause on an empty field
+    still costs a term lookup per segment. An OR keeps at least one clause, so
+    the query matches exactly the same documents. reader: the searcher's reader.
+    """
+    empty = _empty_fields(reader)
+    if not empty or query.is_leaf():
+        return query
+    if isinstance(query, Or):
+        kept = [q for q in query.subqueries if not _only_in(q, empty)] or query.subqueries[:1]
+        if len(kept) < len(query.subqueries):
+            query = Or(kept, boost=query.boost, minmatch=query.minmatch, scale=query.scale)
+    return query.apply(lambda q: without_empty_fields(q, reader))
+
+
+def _empty_fields(reader) -> frozenset[str]:
+    """Searched fields with no indexed text in the reader (their total length is 0)."""
+    return frozenset(name for name in index.searched_fields() if not reader.field_length(name))
+
+
+def _only_in(query: Query, fields: frozenset[str]) -> bool:
+    """True when every leaf of the query is a user word or phrase on one of these fields."""
+    leaves = [query] if query.is_leaf() else list(query.leaves())
+    return bool(leaves) and all(getattr(leaf, "fieldname", None) in fields
+                                and not getattr(leaf, "from_filter", False) for leaf in leaves)
+
+
 def _searchable_fields(query: Query) -> set[str]:
     """Fields of the query's leaves (terms, phrases, ranges); mechanics alone means only symbols were typed."""
     leaves = [query] if query.is_leaf() else list(query.leaves())
@@ -378,16 +438,18 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
     selection = filter_query(filters)
     with index.searcher(index_dir) as searcher:
         if has_text:
-            query = parse(searcher.schema, text)
-            hits = searcher.search(query, filter=selection if filters.any() else None, limit=limit, terms=True)
+            query = without_empty_fields(parse(searcher.schema, text), searcher.reader())
+            if filters.any():
+                query = And([query, Unscored(selection)])
+            hits = searcher.search(query, limit=limit)
         else:
             hits = searcher.search(selection, limit=limit, sortedby="date", reverse=True)
-        hits.formatter = _MarkFormatter()
+        snippets = Snippets(hits) if has_text else None
         results = []
         for hit in hits:
             entry = json.loads(hit["entry"])
             entry["score"] = round(hit.score or 0.0, 3) if has_text else 0.0
-            entry["snippet"] = (snippet(hit, entry["text"], field_for(entry["lang"])) if has_text
+            entry["snippet"] = (snippets(entry["text"], field_for(entry["lang"])) if snippets
                                 else _shorten(entry["text"]))
             results.append(entry)
     return results
@@ -406,24 +468,46 @@ def _shorten(text: str) -> str:
     return text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
 
 
-def snippet(hit, text: str, field: str = "text") -> str:
-    """The canonical text's best fragments with matched words as ``**word**`` (as written).
+class Snippets:
+    """The snippets of one search's hits: ``Snippets(results)(text, field) -> str``.
 
-    A text of at most SNIPPET_CHARS characters is shown whole; a longer one as its
-    best two sentences. Falls back to the start of the text when the match was in
-    another field.
+    A snippet is the canonical text's best fragments with the query's words as
+    ``**word**`` (as written): a text of at most SNIPPET_CHARS characters whole,
+    a longer one as its best two sentences, the start of the text when no query
+    word of the text's field occurs in it. It is Whoosh's Hit.highlights with the
+    query's words per field looked up once per search instead of once per hit.
+    results: the whoosh Results of the search.
     """
-    results = hit.results
-    if results.has_matched_terms() and not any(name == field for name, _ in results.matched_terms()):
-        return _shorten(text)        # nothing matched in this field: Whoosh would find no fragment either
-    short = len(text) <= SNIPPET_CHARS
-    hit.results.fragmenter = _WHOLE if short else _SENTENCES
-    fragment = hit.highlights(field, text=text, top=2)
-    return fragment or _shorten(text)
+
+    def __init__(self, results):
+        self.results = results
+        self.words: dict[str, frozenset[str]] = {}
+
+    def __call__(self, text: str, field: str = "text") -> str:
+        words = self._words(field)
+        if not words:
+            return _shorten(text)
+        analyzer = self.results.searcher.schema[field].analyzer
+        tokens = analyzer(text, positions=True, chars=True, mode="index", removestops=False)
+        tokens = highlight.Highlighter._merge_matched_tokens(highlight.set_matched_filter(tokens, words))
+        fragmenter = _WHOLE if len(text) <= SNIPPET_CHARS else _SENTENCES
+        fragments = highlight.top_fragments(fragmenter.fragment_tokens(text, tokens), 2, _SCORER,
+                                            highlight.FIRST)
+        return _FORMATTER.format(fragments) or _shorten(text)
+
+    def _words(self, field: str) -> frozenset[str]:
+        """The query's terms in this field that the index holds (Whoosh Results.query_terms)."""
+        if field not in self.words:
+            from_bytes = self.results.searcher.schema[field].from_bytes
+            self.words[field] = frozenset(from_bytes(term) for _, term in
+                                          self.results.query_terms(expand=True, fieldname=field))
+        return self.words[field]
 
 
 _WHOLE = highlight.WholeFragmenter()
 _SENTENCES = highlight.SentenceFragmenter(maxchars=SNIPPET_CHARS)
+_SCORER = highlight.BasicFragmentScorer()
+_FORMATTER = _MarkFormatter()
 
 
 def suggestions(index_dir: Path, text: str, limit: int = 3) -> list[str]:

@@ -203,3 +203,38 @@ def test_words_no_analyzer_keeps_are_ignored(seed_index):
     assert {h["id"] for h in query.search(seed_index, "evolve ☃", limit=50)} == evolve
     with pytest.raises(QueryError, match="has no words to search for"):
         query.search(seed_index, "🐉")
+
+
+# ---------------------------------------------------------------- the search's shortcuts rank as Whoosh does
+
+def whoosh_reference(index_dir, text, filters):
+    """(id, score) of Whoosh's own path: the parsed query over every field, filters as search(filter=...)."""
+    from search import index
+    with index.searcher(index_dir) as searcher:
+        found = searcher.search(query.parse(searcher.schema, text),
+                                filter=query.filter_query(filters) if filters.any() else None, limit=100)
+        return [(hit["id"], round(hit.score, 3)) for hit in found]
+
+
+@pytest.mark.parametrize("text, filters", [
+    ("counter", {}), ("counter creature", {}), ('"+1/+1 counter"', {}), ("counter -proliferate", {}),
+    ("evolve OR crime", {}), ("counter NOT 增殖", {}), ("counter", {"mechanics": ["proliferate"]}),
+    ("creature", {"lang": "en"}), ("counter", {"mechanics": ["shield-counters"], "lang": "en"}),
+    ("target", {"since": "2020-01-01"}),
+])
+def test_search_ranks_as_whoosh_with_every_field_and_filter_argument(seed_index, text, filters):
+    filters = query.Filters(**filters)
+    ours = [(hit["id"], hit["score"]) for hit in query.search(seed_index, text, filters, limit=100)]
+    assert ours and ours == whoosh_reference(seed_index, text, filters)
+
+
+def test_query_leaves_out_fields_the_index_holds_no_text_in(seed_index):
+    from search import index
+    with index.searcher(seed_index) as searcher:
+        parsed = query.parse(searcher.schema, "proliferate counter")
+        pruned = query.without_empty_fields(parsed, searcher.reader())
+    assert {leaf.fieldname for leaf in parsed.leaves()} >= {"text_de", "text_zh", "text_cjk"}
+    assert {leaf.fieldname for leaf in pruned.leaves()} == {"text", "variants", "cards", "mechanics"}
+    # a word that occurs only in empty fields keeps one clause, so NOT of it still excludes nothing
+    assert len(query.search(seed_index, "counter NOT 增殖", limit=100)) == len(
+        query.search(seed_index, "counter", limit=100)) == 16
