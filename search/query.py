@@ -22,6 +22,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable, Iterator
 
 from rapidfuzz import fuzz, process
 from whoosh import highlight, qparser
@@ -34,7 +35,7 @@ from whoosh.query.wrappers import WrappingQuery
 from ingest.errors import QueryError
 from ingest.tag import vocabulary
 from search import index
-from search.analysis import card_key, fold, terms
+from search.analysis import RulingsTokenizer, card_key, fold, terms
 from ingest.model import LANGUAGES
 from search.languages import field_for
 
@@ -488,10 +489,11 @@ class Snippets:
         if not words:
             return _shorten(text)
         analyzer = self.results.searcher.schema[field].analyzer
+        if len(text) <= SNIPPET_CHARS:
+            return marked(text, _matched_spans(analyzer, text, words)) or text
         tokens = analyzer(text, positions=True, chars=True, mode="index", removestops=False)
         tokens = highlight.Highlighter._merge_matched_tokens(highlight.set_matched_filter(tokens, words))
-        fragmenter = _WHOLE if len(text) <= SNIPPET_CHARS else _SENTENCES
-        fragments = highlight.top_fragments(fragmenter.fragment_tokens(text, tokens), 2, _SCORER,
+        fragments = highlight.top_fragments(_SENTENCES.fragment_tokens(text, tokens), 2, _SCORER,
                                             highlight.FIRST)
         return _FORMATTER.format(fragments) or _shorten(text)
 
@@ -504,7 +506,51 @@ class Snippets:
         return self.words[field]
 
 
-_WHOLE = highlight.WholeFragmenter()
+def _matched_spans(analyzer, text: str, words: frozenset[str]) -> Iterator[tuple[int, int, bool]]:
+    """(startchar, endchar, is a query word) of each token of text, as the field's analyzer indexes it."""
+    if isinstance(analyzer, RulingsTokenizer):       # its terms() without a Token object per word
+        return ((start, end, term in words) for term, start, end, _ in terms(text, analyzer.stemming))
+    return ((t.startchar, t.endchar, t.text in words)
+            for t in analyzer(text, chars=True, mode="index", removestops=False))
+
+
+def marked(text: str, spans: Iterable[tuple[int, int, bool]]) -> str:
+    """The whole text with its matched tokens as ``**word**``; "" when none matched.
+
+    spans: (startchar, endchar, matched) of each token in the analyzer's order.
+    The same output as Whoosh's highlighting with a WholeFragmenter and our
+    _MarkFormatter (whoosh-reloaded 2.7.5 highlight.py: consecutive matched
+    tokens that overlap or touch are merged; overlapping marks keep the first,
+    longest one), without its Token objects and generator stages.
+    """
+    merged: list[tuple[int, int]] = []
+    current = None
+    for start, end, matched in spans:
+        if not matched:
+            if current:
+                merged.append(current)
+                current = None
+        elif current is None:
+            current = (start, end)
+        elif start <= current[1]:
+            current = (current[0], max(current[1], end))
+        else:                       # Whoosh emits both and starts no merge with the second
+            merged += [current, (start, end)]
+            current = None
+    if current:
+        merged.append(current)
+    if not merged:
+        return ""
+    output, index = [], 0
+    for start, end in sorted(merged, key=lambda span: (span[0], span[0] - span[1])):
+        if start < index:
+            continue
+        output += [text[index:start], "**", text[start:end], "**"]
+        index = end
+    output.append(text[index:])
+    return "".join(output)
+
+
 _SENTENCES = highlight.SentenceFragmenter(maxchars=SNIPPET_CHARS)
 _SCORER = highlight.BasicFragmentScorer()
 _FORMATTER = _MarkFormatter()

@@ -238,3 +238,36 @@ def test_query_leaves_out_fields_the_index_holds_no_text_in(seed_index):
     # a word that occurs only in empty fields keeps one clause, so NOT of it still excludes nothing
     assert len(query.search(seed_index, "counter NOT 增殖", limit=100)) == len(
         query.search(seed_index, "counter", limit=100)) == 16
+
+
+def whoosh_whole_text_highlight(analyzer, text, words):
+    """Whoosh's own highlighting of a whole text (WholeFragmenter), the reference for query.marked()."""
+    from whoosh import highlight
+    tokens = analyzer(text, positions=True, chars=True, mode="index", removestops=False)
+    tokens = highlight.Highlighter._merge_matched_tokens(highlight.set_matched_filter(tokens, words))
+    fragments = highlight.top_fragments(highlight.WholeFragmenter().fragment_tokens(text, tokens), 2,
+                                        highlight.BasicFragmentScorer(), highlight.FIRST)
+    return query._FORMATTER.format(fragments)
+
+
+@pytest.fixture(scope="module")
+def seed_texts(seed_index):
+    from search import index
+    entries = list(index.all_entries(seed_index))
+    return [t for e in entries for t in [e["text"], *(v["text"] for v in e["variants"])]]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_marked_snippet_is_whooshs_whole_text_highlight(seed_index, seed_texts, data):
+    from search import index
+    from search.languages import analyzer_for
+    text = data.draw(st.sampled_from(seed_texts)) + data.draw(st.sampled_from(["", " Lim-Dûl's +1/+1 {T}: 攻击"]))
+    field = data.draw(st.sampled_from(["text", "cards", "text_zh", "text_de"]))
+    with index.searcher(seed_index) as searcher:
+        analyzer = searcher.schema[field].analyzer if field in ("text", "cards") else analyzer_for(field)
+    indexed = [t.text for t in analyzer(text, mode="index")]
+    words = frozenset(data.draw(st.lists(st.sampled_from(indexed + ["zzz"]), max_size=4)))
+    expected = whoosh_whole_text_highlight(analyzer, text, words)
+    assert query.marked(text, query._matched_spans(analyzer, text, words)) == expected
+    assert ("**" in expected) == bool(words & set(indexed))
