@@ -20,23 +20,23 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from rapidfuzz import fuzz, process
 from whoosh import highlight, qparser
-from whoosh.qparser import syntax
 from whoosh.matching import ListMatcher, NullMatcher
 from whoosh.matching.wrappers import ConstantScoreWrapperMatcher
+from whoosh.qparser import syntax
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term, TermRange
 from whoosh.query.wrappers import WrappingQuery
 
 from ingest.errors import QueryError
+from ingest.model import LANGUAGES
 from ingest.tag import vocabulary
 from search import index
 from search.analysis import RulingsTokenizer, card_key, fold, terms
-from ingest.model import LANGUAGES
 from search.languages import field_for
 
 # A user's code -> the language codes it selects: ``zh`` both scripts; the region-style codes people type
