@@ -160,6 +160,51 @@ def _writer(ix, full: bool = False):
     return writer
 
 
+MERGE_FACTOR = 4
+
+
+def merge_tiers(writer, segments: list) -> list:
+    """Whoosh merge policy of an incremental update: the segments it keeps apart; the rest are merged
+    into the update's new segment.
+
+    Segments are taken smallest first (by live documents) while each holds at
+    most MERGE_FACTOR times the documents gathered so far (the update's own
+    documents to start with) or is more than half deleted. An update of one file
+    then merges the small segments earlier updates left and never the large ones
+    of a full build, so the number of segments, which every query pays for,
+    stays logarithmic in the number of documents, and an update's merge work is
+    bounded by a multiple of its own size. Whoosh's default (MERGE_SMALL) merges
+    only segments of a few documents, so each update added one segment.
+    writer: a whoosh SegmentWriter (its ``docnum`` counts the documents added).
+    """
+    from whoosh.reading import SegmentReader
+
+    gathered = max(writer.docnum, 1)
+    merged, kept = [], []
+    for segment in sorted(segments, key=_live_documents):
+        live = _live_documents(segment)
+        if not kept and (live <= MERGE_FACTOR * gathered or segment.deleted_count() * 2 > segment.doc_count_all()):
+            merged.append(segment)
+            gathered += live
+        else:
+            kept.append(segment)
+    for segment in merged:
+        reader = SegmentReader(writer.storage, writer.schema, segment)
+        writer.add_reader(reader)
+        reader.close()
+    return kept
+
+
+def _live_documents(segment) -> int:
+    return segment.doc_count_all() - segment.deleted_count()
+
+
+def segments(index_dir: Path) -> list[tuple[int, int]]:
+    """(documents, deleted documents) of each Whoosh segment of the live generation."""
+    ix = open_index(index_dir)
+    return [(segment.doc_count_all(), segment.deleted_count()) for segment in ix._segments()]
+
+
 # What Whoosh raises for a folder whose files are missing, truncated or overwritten.
 DAMAGE = (OSError, EOFError, struct.error, zlib.error, pickle.UnpicklingError, whoosh_index.IndexError,
           whoosh_index.EmptyIndexError)
@@ -265,6 +310,7 @@ def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
     added = 0
     with _writer(ix, full=create) as writer:
         if not create:
+            writer.mergetype = merge_tiers
             for entry_id in deleted:
                 writer.delete_by_term("id", entry_id)
         for entry_json, stored, replace in entries:

@@ -171,3 +171,31 @@ def test_overlapping_paths_read_a_file_once(tmp_path):
     report = catalog.ingest(tmp_path / "ix", [folder, folder / corpus_files()[0].name])
     assert report.to_json()["entries"] == 43
     assert catalog.summary(tmp_path / "ix")["rulings"] == 54
+
+
+def test_updates_merge_small_segments_and_keep_every_entry(tmp_path, shared, monkeypatch):
+    """Each incremental update writes a segment; the small ones are merged into the next (index.merge_tiers),
+    so their number stays small, and the index holds exactly the entries it holds without merging."""
+    sets = shared / "realdata" / "mtgjson3-sets"
+    big = [sets / f"{code}.json" for code in ("KLD", "AER", "AKH", "HOU")]
+    updates = [sets / "XLN.json", sets / "RIX.json", sets / "XLN.json", sets / "RIX.json", sets / "DOM.json"]
+
+    def run(ix):
+        catalog.ingest(ix, big, rebuild=True)
+        counts = [len(index.segments(ix))]
+        for n, path in enumerate(updates):
+            if path in updates[:n]:
+                catalog.remove(ix, path)
+            catalog.ingest(ix, [path])
+            counts.append(len(index.segments(ix)))
+        entries = sorted((e["id"], e["text"], len(e["variants"])) for e in index.all_entries(ix))
+        return counts, entries, index.segments(ix)
+
+    merged_counts, merged_entries, found = run(tmp_path / "merged")
+    monkeypatch.setattr(index, "merge_tiers", lambda writer, segments: segments)
+    plain_counts, plain_entries, _ = run(tmp_path / "plain")
+    assert merged_entries == plain_entries and len(merged_entries) > 1000
+    assert sum(docs - deleted for docs, deleted in found) == len(merged_entries)
+    assert plain_counts[-1] >= plain_counts[0] + len(updates)      # Whoosh's default: a segment per update
+    assert max(merged_counts) <= merged_counts[0] + 1               # merged: at most one more than the build
+    assert all(deleted * 2 <= docs for docs, deleted in found)
