@@ -25,6 +25,8 @@ from search.analysis import card_key, name_analyzer, rulings_analyzer, terms
 from search.languages import field_for, keep_segmenter_cache_in, schema_fields, text_fields
 
 WHOOSH_DIR = "whoosh"
+# The "did you mean" vocabulary beside the Whoosh folder: UTF-8, one folded word per line, sorted.
+SPELLING = "spelling.txt"
 
 
 # The analysed text fields that bare words and phrases search, with their BM25F boosts:
@@ -44,17 +46,16 @@ def schema() -> Schema:
 
     text: the canonical text (repairs applied), MTG-aware analyzer, positions for phrases;
     variants: the other distinct variant texts, same analyzer, low boost (so an entry
-    repeated on many cards is not scored higher for it); spelling: folded unstemmed
-    words of both, for "did you mean"; cards: card names (BM25F field, so a short
+    repeated on many cards is not scored higher for it); cards: card names (BM25F field, so a short
     card list outranks a long one); card_keys: lookup keys of full names and faces;
     card_names: keys of full names only; mechanics, sets, lang; date: newest ISO
-    date (sortable); dates: every variant date; entry: the stored JSON shape.
+    date (sortable); dates: every variant date; entry: the stored JSON shape. The
+    words for "did you mean" are a file beside the index (SPELLING), not a field.
     """
     return Schema(
         id=ID(stored=True, unique=True),
         text=TEXT(analyzer=rulings_analyzer(), phrase=True, multitoken_query="phrase"),
         variants=TEXT(analyzer=rulings_analyzer(), phrase=True, multitoken_query="phrase"),
-        spelling=KEYWORD(lowercase=False, commas=False, scorable=False),
         cards=TEXT(analyzer=name_analyzer(), phrase=True, multitoken_query="phrase"),
         card_keys=KEYWORD(lowercase=False, commas=True, scorable=False),
         card_names=KEYWORD(lowercase=False, commas=True, scorable=False),
@@ -94,14 +95,12 @@ def document(entry_json: dict, stored: str | None = None) -> dict:
     English and, after the canonical text, to the language's own field otherwise.
     """
     main, others = search_texts(entry_json)
-    words = {term for text in [main, *others] for term, *_ in terms(text, stemming=False, joined=False)}
     field = field_for(entry_json["lang"])
     texts = {field: main, "variants": "\n".join(others)} if field == "text" else \
         {field: "\n".join([main, *others])}
     return {
         "id": entry_json["id"],
         **texts,
-        "spelling": " ".join(sorted(w for w in words if w[:1].isalpha() and " " not in w)),
         "cards": "\n".join(entry_json["cards"]),
         "card_keys": ",".join(card_keys(entry_json["cards"])),
         "card_names": ",".join(sorted({card_key(c) for c in entry_json["cards"]} - {""})),
@@ -114,15 +113,19 @@ def document(entry_json: dict, stored: str | None = None) -> dict:
     }
 
 
+def spelling_words(entry_json: dict) -> set[str]:
+    """The entry's words for "did you mean": folded, unstemmed words of its searched texts that start
+    with a letter (search/analysis.py terms(), hyphenated words as their parts)."""
+    main, others = search_texts(entry_json)
+    return {term for text in [main, *others] for term, *_ in terms(text, stemming=False, joined=False)
+            if term[:1].isalpha() and " " not in term}
+
+
 def write_entries(index_dir: Path, entries: list[Entry]) -> None:
     """Replace the Whoosh index of the generation folder index_dir with these entries."""
-    folder = index_dir / WHOOSH_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    ix = whoosh_index.create_in(str(folder), schema())
-    with _writer(ix, full=True) as writer:
-        for entry in entries:
-            writer.add_document(**document(entry_to_dict(entry)))
-    _forget(index_dir)
+    shapes = [entry_to_dict(entry) for entry in entries]
+    write_documents(index_dir, ((shape, json.dumps(shape, ensure_ascii=False), False) for shape in shapes),
+                    create=True)
 
 
 def _writer(ix, full: bool = False):
@@ -307,6 +310,7 @@ def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
         create = True
     else:
         ix = open_index(index_dir)
+    vocabulary = set() if create else set(spelling_vocabulary(index_dir))
     added = 0
     with _writer(ix, full=create) as writer:
         if not create:
@@ -317,9 +321,43 @@ def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
             if replace and not create:
                 writer.delete_by_term("id", entry_json["id"])
             writer.add_document(**document(entry_json, stored))
+            vocabulary |= spelling_words(entry_json)
             added += 1
+    _write_spelling(index_dir, vocabulary)
     _forget(index_dir)
     return added
+
+
+def _write_spelling(index_dir: Path, words: set[str]) -> None:
+    """Replace the SPELLING file of the generation folder index_dir (a new file renamed over the old)."""
+    path = index_dir / SPELLING
+    part = path.with_name(path.name + ".part")
+    part.write_text("".join(word + "\n" for word in sorted(words)), "utf-8")
+    os.replace(part, path)
+
+
+def spelling_vocabulary(index_dir: Path) -> list[str]:
+    """The "did you mean" vocabulary of the index: folded words, sorted.
+
+    Written by write_documents() beside the Whoosh folder; an update adds the
+    words of the entries it writes and a full build starts afresh, so between
+    full builds a word of a removed source can remain (as a Whoosh lexicon keeps
+    the terms of deleted documents until their segment is merged). An index made
+    before the file existed keeps its vocabulary in a ``spelling`` field, read
+    from there. index_dir: an index folder or a generation folder.
+    """
+    path = index_folder.live(index_dir) / SPELLING
+    try:
+        return path.read_text("utf-8").splitlines()
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError) as err:
+        raise DamagedIndex(f"{path}: cannot be read ({type(err).__name__}); "
+                           "run 'rulings ingest --rebuild' with your sources") from None
+    with searcher(index_dir) as opened:
+        if "spelling" not in opened.schema:
+            return []
+        return [w.decode("utf-8") if isinstance(w, bytes) else w for w in opened.reader().lexicon("spelling")]
 
 
 def open_index(index_dir: Path):

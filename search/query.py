@@ -570,10 +570,9 @@ def suggestions(index_dir: Path, text: str, limit: int = 3) -> list[str]:
     with index.searcher(index_dir) as searcher:
         reader = searcher.reader()
         missing = [w for w in wanted if not _known(reader, w)]
-        if not missing:
-            return []
-        vocabulary_words = [w.decode("utf-8") if isinstance(w, bytes) else w
-                            for w in reader.lexicon("spelling")]
+    if not missing:
+        return []
+    vocabulary_words = index.spelling_vocabulary(index_dir)
     found: list[str] = []
     for word in missing:
         for match, _, _ in process.extract(word, vocabulary_words, scorer=fuzz.ratio, limit=limit,

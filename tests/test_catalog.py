@@ -199,3 +199,44 @@ def test_updates_merge_small_segments_and_keep_every_entry(tmp_path, shared, mon
     assert plain_counts[-1] >= plain_counts[0] + len(updates)      # Whoosh's default: a segment per update
     assert max(merged_counts) <= merged_counts[0] + 1               # merged: at most one more than the build
     assert all(deleted * 2 <= docs for docs, deleted in found)
+
+
+def test_did_you_mean_vocabulary_follows_updates(tmp_path, seeds, shared):
+    """The spelling file beside the index: a full build's words, then the words an update adds."""
+    from search import query
+    ix = tmp_path / "ix"
+    catalog.ingest(ix, [seeds])
+    words = index.spelling_vocabulary(ix)
+    assert words == sorted(words) and "proliferate" in words and "amonkhet" not in words
+    assert query.suggestions(ix, "prolifirate")[0] == "proliferate"
+    catalog.ingest(ix, [shared / "realdata" / "mtgjson3-sets" / "AKH.json"])
+    assert set(words) < set(index.spelling_vocabulary(ix))
+    assert "embalm" in index.spelling_vocabulary(ix) and query.suggestions(ix, "embalmm")[0] == "embalm"
+    # every word is a word of some indexed entry's texts
+    indexed = set().union(*(index.spelling_words(e) for e in index.all_entries(ix)))
+    assert set(index.spelling_vocabulary(ix)) == indexed
+
+
+def test_index_without_spelling_file_reads_its_old_spelling_field(tmp_path, seeds, monkeypatch):
+    """Indexes written before the spelling file kept the vocabulary in a Whoosh field."""
+    from whoosh.fields import KEYWORD
+
+    from search import query
+    old_schema, old_document = index.schema, index.document
+
+    def schema_with_field():
+        made = old_schema()
+        made.add("spelling", KEYWORD(lowercase=False, commas=False, scorable=False))
+        return made
+
+    def document_with_field(entry_json, stored=None):
+        return {**old_document(entry_json, stored), "spelling": " ".join(sorted(index.spelling_words(entry_json)))}
+
+    monkeypatch.setattr(index, "schema", schema_with_field)
+    monkeypatch.setattr(index, "document", document_with_field)
+    ix = tmp_path / "ix"
+    catalog.ingest(ix, [seeds])
+    (folder.live(ix) / index.SPELLING).unlink()
+    monkeypatch.undo()
+    assert "proliferate" in index.spelling_vocabulary(ix)
+    assert query.suggestions(ix, "prolifirate")[0] == "proliferate"
