@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from whoosh import index as whoosh_index
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3Codec, W3PerDocReader, W3Segment, _lenfield
+from whoosh.util.numeric import byte_to_length
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
 from ingest.errors import DamagedIndex
@@ -129,38 +131,56 @@ def write_entries(index_dir: Path, entries: list[Entry]) -> None:
 
 
 def _writer(ix, full: bool = False):
-    """A Whoosh segment writer that skips two costs of its segment flush (same index contents).
+    """A Whoosh segment writer with FlushCodec (same index contents, a cheaper flush).
 
-    Postings blocks are written uncompressed (W3Codec compression 0: zlib took a
-    quarter of the flush, and readers then skip the decompression; a block records
-    its own compression, so older compressed segments still read). And the flush
-    asks, for every posting, the length of its field in its document: for fields
-    that keep no lengths (ID and KEYWORD fields) whoosh-reloaded 2.7.5 answers by
-    looking for the missing column file on disk each time (about 300,000 file
-    checks on the real corpus); here each missing column is looked up once.
     full: a whole new index, written by one worker process per core.
     """
-    from whoosh.codec.whoosh3 import W3Codec, _lenfield
-
     # a full build writes through one worker process per core (Whoosh MpWriter), each into its own
     # segment: documents land in the order the workers finish, which no output depends on (searches
-    # rank by score, exports sort by date and id)
+    # rank by score, exports sort by date and id); the codec goes to every worker's writer
     cores = min(os.cpu_count() or 1, 4)
     parallel = {"procs": cores, "multisegment": True} if full and cores > 1 else {}
-    writer = ix.writer(limitmb=256, codec=W3Codec(compression=0), **parallel)
-    per_document_reader = writer.per_document_reader
+    return ix.writer(limitmb=256, codec=FlushCodec(compression=0), **parallel)
 
-    def lengths_reader():
-        reader = per_document_reader()
-        cached = getattr(reader, "_readers", None)
-        if isinstance(cached, dict) and hasattr(reader, "has_column"):
-            for name in writer.schema.names():
-                if not reader.has_column(_lenfield(name)):
-                    cached[_lenfield(name)] = None     # doc_field_length() then answers 0 at once
-        return reader
 
-    writer.per_document_reader = lengths_reader
-    return writer
+class FlushCodec(W3Codec):
+    """Whoosh's W3 codec with two costs of a segment flush removed; segments are plain W3 ones.
+
+    Postings blocks are written uncompressed (compression 0: zlib took a quarter
+    of the flush, and readers then skip the decompression; a block records its
+    own compression, so older compressed segments still read). And the flush
+    asks, for every posting, the length of its field in its document
+    (whoosh-reloaded 2.7.5 codec/base.py add_postings): W3PerDocReader answers
+    from the length column one document at a time, or, for fields that keep no
+    lengths (ID, KEYWORD), by looking on disk for the missing column file each
+    time; here each field's lengths are loaded once per flush (_FlushLengths).
+    New segments record a plain W3Codec, so nothing of ours is pickled into the
+    index's table of contents.
+    """
+
+    def new_segment(self, storage, indexname):
+        return W3Segment(W3Codec(self._blocklimit, self._compression, self._inlinelimit), indexname)
+
+    def per_document_reader(self, storage, segment):
+        return _FlushLengths(storage, segment)
+
+
+class _FlushLengths(W3PerDocReader):
+    """A per-document reader whose doc_field_length() reads each field's length column once."""
+
+    def __init__(self, storage, segment):
+        super().__init__(storage, segment)
+        self._lengths: dict[str, object] = {}
+
+    def doc_field_length(self, docnum, fieldname, default=0):
+        lengths = self._lengths.get(fieldname, False)
+        if lengths is False:
+            column = self._cached_reader(_lenfield(fieldname), LENGTHS_COLUMN)
+            lengths = self._lengths[fieldname] = None if column is None else column.load()
+        if lengths is None:
+            return default
+        lbyte = lengths[docnum]
+        return byte_to_length(lbyte) if lbyte else None
 
 
 MERGE_FACTOR = 4

@@ -239,7 +239,7 @@ class FilterNode(syntax.SyntaxNode):
         built = _FILTER_BUILDERS[self.name](self.value)
         for leaf in [built] if built.is_leaf() else built.leaves():
             leaf.from_filter = True
-        return built
+        return Unscored(built)      # selects, never ranks: the same order as the --card/--set/... options
 
 
 _EXAMPLES = {"card": '"Fire // Ice"', "set": "ONE", "mechanic": "proliferate", "lang": "en",
@@ -442,18 +442,44 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
             query = without_empty_fields(parse(searcher.schema, text), searcher.reader())
             if filters.any():
                 query = And([query, Unscored(selection)])
-            hits = searcher.search(query, limit=limit)
+            ranked = _searchable_fields(query) - {"filter"}
         else:
-            hits = searcher.search(selection, limit=limit, sortedby="date", reverse=True)
-        snippets = Snippets(hits) if has_text else None
+            query, ranked = selection, False
+        if ranked:
+            hits = _top(searcher, query, limit)
+        else:                               # only filters: newest first, as without words
+            hits = searcher.search(query, limit=limit, sortedby="date", reverse=True)
+        snippets = Snippets(hits) if ranked else None
         results = []
         for hit in hits:
             entry = json.loads(hit["entry"])
-            entry["score"] = round(hit.score or 0.0, 3) if has_text else 0.0
+            entry["score"] = round(hit.score or 0.0, 3) if ranked else 0.0
             entry["snippet"] = (snippets(entry["text"], field_for(entry["lang"])) if snippets
                                 else _shorten(entry["text"]))
             results.append(entry)
     return results
+
+
+def _top(searcher, query: Query, limit: int):
+    """Whoosh Results of the query's ``limit`` best-scored documents.
+
+    A query holding a filter (Unscored) is collected without Whoosh's matcher
+    replacement (collectors.py ``replace``): whoosh-reloaded 2.7.5 rebuilds an
+    intersection with a score-0 side while collecting and then skips documents
+    that belong in the top ``limit`` (``trample`` with ``lang:en``: the 4th and
+    5th best were lost). Without filters, replacement prunes correctly and is kept.
+    """
+    collector = searcher.collector(limit=limit)
+    if any(isinstance(node, Unscored) for node in _nodes(query)):
+        collector.replace = 0
+    searcher.search_with_collector(query, collector)
+    return collector.results()
+
+
+def _nodes(query: Query) -> Iterator[Query]:
+    yield query
+    for child in query.children():
+        yield from _nodes(child)
 
 
 class _MarkFormatter(highlight.Formatter):

@@ -37,6 +37,14 @@ def seed_index(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session")
+def real_index(shared, tmp_path_factory) -> Path:
+    """An index folder built once from ../shared/realdata (every format, every language)."""
+    folder = tmp_path_factory.mktemp("real") / "ix"
+    catalog.ingest(folder, [shared / "realdata"])
+    return folder
+
+
 @pytest.fixture
 def make_ruling():
     """Factory of Ruling records with keyword overrides (one test source, English, undated)."""

@@ -203,13 +203,6 @@ def test_help_documents_order(runner):
 
 # --- the real corpus (../shared/realdata) -------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def real_index(shared, tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("real") / "ix"
-    catalog.ingest(folder, [shared / "realdata"])
-    return folder
-
-
 def mtgjson3_cards_by_ruling(shared, *codes) -> dict[str, set[str]]:
     """{ruling text: card names (as the MTGJSON reader names them)} over MTGJSON v3 set files."""
     from ingest.readers.mtgjson import card_name
