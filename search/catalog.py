@@ -656,6 +656,8 @@ def write_index(index_dir: Path, state: State, entries: list[Entry], deleted: li
     """Write these entries' documents (those whose JSON hash changed) and delete the deleted ids.
 
     full: recreate the index with exactly these entries. Returns {"added", "deleted", "kept"}.
+    entries is emptied as it is written (each entry, its variants and their rulings are released once
+    their document is made), so that the state is saved after the index without them in memory.
     """
     from ingest.model import entry_to_dict
 
@@ -666,7 +668,9 @@ def write_index(index_dir: Path, state: State, entries: list[Entry], deleted: li
 
     def changed_documents():
         nonlocal added
-        for entry in entries:
+        entries.reverse()
+        while entries:
+            entry = entries.pop()
             shape = entry_to_dict(entry)
             text = json.dumps(shape, ensure_ascii=False)
             digest = entry_hash(text)
@@ -694,10 +698,11 @@ def rebuild_entries(index_dir: Path) -> int:
             state = load_state(generation)
             store = RulingStore(generation)
             result = update_corpus(state.corpus, {}, {}, store.get, everything=True)
+            count = len(result.entries)
             write_index(generation, state, result.entries, [], full=True)
             write_summary(generation, state)
             save_state(generation, state)
-    return len(result.entries)
+    return count
 
 
 def mismatch_json(ruling: Ruling) -> dict:

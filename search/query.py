@@ -122,6 +122,8 @@ class Unscored(WrappingQuery):
     ``search(filter=...)`` builds a set of all of them per query).
     """
 
+    boost = 1.0         # Whoosh's query normalisation multiplies boosts through nested ANDs; 0 * boost is 0
+
     def matcher(self, searcher, context=None):
         child = self.child.matcher(searcher, context)
         return child if not child.is_active() else _UnscoredMatcher(child, 0.0)
