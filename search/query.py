@@ -31,6 +31,7 @@ from whoosh.matching.wrappers import ConstantScoreWrapperMatcher
 from whoosh.qparser import syntax
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term, TermRange
 from whoosh.query.wrappers import WrappingQuery
+from whoosh.reading import TermNotFound
 
 from ingest.errors import QueryError
 from ingest.model import LANGUAGES
@@ -614,26 +615,28 @@ def suggestions(index_dir: Path, text: str, limit: int = 3) -> list[str]:
             wanted.append(word)
     with index.searcher(index_dir) as searcher:
         reader = searcher.reader()
-        missing = [w for w in wanted if not _known(reader, w)]
-    if not missing:
-        return []
-    vocabulary_words = index.spelling_vocabulary(index_dir)
-    found: list[str] = []
-    for word in missing:
-        for match, _, _ in process.extract(word, vocabulary_words, scorer=fuzz.ratio, limit=limit,
-                                           score_cutoff=70):
-            if match not in found:
-                found.append(match)
+        missing = [w for w in wanted if not _live(reader, w)]
+        if not missing:
+            return []
+        vocabulary_words = index.spelling_vocabulary(index_dir)
+        found: list[str] = []
+        for word in missing:
+            close = process.extract(word, vocabulary_words, scorer=fuzz.ratio, limit=limit * 4, score_cutoff=70)
+            # the vocabulary may still hold words of removed sources: only words that find something
+            kept = [match for match, _, _ in close if match not in found and _live(reader, match)]
+            found += kept[:limit]
     return found[:limit * max(1, len(missing))]
 
 
-def _known(reader, word: str) -> bool:
-    """True when the word (folded) occurs in any searched field."""
+def _live(reader, word: str) -> bool:
+    """True when the word (folded) occurs in a searched field of a document that is not deleted."""
     for name in index.searched_fields():
-        field_type = reader.schema[name]
-        for term in field_type.process_text(word, mode="query"):
-            if reader.doc_frequency(name, term):
-                return True
+        for term in reader.schema[name].process_text(word, mode="query"):
+            try:
+                if reader.postings(name, term).is_active():
+                    return True
+            except TermNotFound:
+                continue
     return False
 
 

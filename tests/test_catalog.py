@@ -215,6 +215,11 @@ def test_did_you_mean_vocabulary_follows_updates(tmp_path, seeds, shared):
     # every word is a word of some indexed entry's texts
     indexed = set().union(*(index.spelling_words(e) for e in index.all_entries(ix)))
     assert set(index.spelling_vocabulary(ix)) == indexed
+    # after the source is removed its words may stay in the file, but are never suggested
+    catalog.remove(ix, shared / "realdata" / "mtgjson3-sets" / "AKH.json")
+    assert query.search(ix, "embalm") == []
+    assert "embalm" not in query.suggestions(ix, "embalmm") and "embalm" not in query.suggestions(ix, "embalm")
+    assert query.suggestions(ix, "prolifirate")[0] == "proliferate"
 
 
 def test_index_without_spelling_file_reads_its_old_spelling_field(tmp_path, seeds, monkeypatch):
