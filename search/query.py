@@ -541,7 +541,8 @@ class Snippets:
         tokens = highlight.Highlighter._merge_matched_tokens(highlight.set_matched_filter(tokens, words))
         fragments = highlight.top_fragments(_SENTENCES.fragment_tokens(text, tokens), 2, _SCORER,
                                             highlight.FIRST)
-        return _FORMATTER.format(fragments) or _shorten(text)
+        # Whoosh's sentence fragments leave out sentences longer than SNIPPET_CHARS
+        return _FORMATTER.format(fragments) or window(text, list(_matched_spans(analyzer, text, words)))
 
     def _words(self, field: str) -> frozenset[str]:
         """The query's terms in this field that the index holds (Whoosh Results.query_terms)."""
@@ -558,6 +559,25 @@ def _matched_spans(analyzer, text: str, words: frozenset[str]) -> Iterator[tuple
         return ((start, end, term in words) for term, start, end, _ in terms(text, analyzer.stemming))
     return ((t.startchar, t.endchar, t.text in words)
             for t in analyzer(text, chars=True, mode="index", removestops=False))
+
+
+def window(text: str, spans: list[tuple[int, int, bool]]) -> str:
+    """About SNIPPET_CHARS characters of a long text from shortly before its first matched token,
+    marked as marked() does, with `` …`` where it was cut; the start of the text when nothing matched.
+
+    spans: (startchar, endchar, matched) of each token of text, in order.
+    """
+    first = next((start for start, _, matched in spans if matched), None)
+    if first is None:
+        return _shorten(text)
+    lead = SNIPPET_CHARS // 3
+    start = 0 if first <= lead else text.rfind(" ", 0, first - lead) + 1
+    end = start + SNIPPET_CHARS
+    if end < len(text):
+        end = max(text.rfind(" ", start, end), first + 1)
+    body = text[start:end].rstrip()
+    inside = [(s - start, e - start, m) for s, e, m in spans if s >= start and e - start <= len(body)]
+    return ("… " if start else "") + (marked(body, inside) or body) + (" …" if end < len(text) else "")
 
 
 def marked(text: str, spans: Iterable[tuple[int, int, bool]]) -> str:
