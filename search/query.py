@@ -249,13 +249,18 @@ _EXAMPLES = {"card": '"Fire // Ice"', "set": "ONE", "mechanic": "proliferate", "
              "date": ">=2019-01-01"}
 
 
+# Where a filter may start: not inside a word (``pre-set:x`` is text), but after a clause's ``-`` (``-set:xln``
+# is NOT set:xln, as ``-word`` is NOT word).
+_FILTER_START = r"(?:(?<![\w\-])|(?<=^-)|(?<=[\s(]-))"
+
+
 class FilterPlugin(qparser.TaggingPlugin):
     """Tags ``card:`` ``set:`` ``mechanic:`` ``lang:`` ``date:`` (any case) with a word or quoted value.
 
     Other ``name:`` text is left alone and so searched as words.
     """
 
-    expr = (r"(?i)(?<![\w\-])(?P<name>" + "|".join(FILTER_FIELDS) + r"):"
+    expr = (r"(?i)" + _FILTER_START + r"(?P<name>" + "|".join(FILTER_FIELDS) + r"):"
             r"(?P<value>\"[^\"]*\"?|[^\s()\"]+)?")
     priority = 0
 
@@ -629,7 +634,7 @@ def suggestions(index_dir: Path, text: str, limit: int = 3) -> list[str]:
     quotes count too; filter values and operators do not.
     """
     wanted = []
-    plain = re.sub(r"(?i)(?<![\w\-])(?:" + "|".join(FILTER_FIELDS) + r"):(\"[^\"]*\"?|\S+)?", " ", text)
+    plain = re.sub(r"(?i)" + _FILTER_START + r"(?:" + "|".join(FILTER_FIELDS) + r"):(\"[^\"]*\"?|\S+)?", " ", text)
     for word, *_ in terms(plain, stemming=False, joined=False):
         if word[:1].isalpha() and word not in ("and", "or", "not") and word not in wanted:
             wanted.append(word)

@@ -302,3 +302,21 @@ def test_every_english_snippet_marks_the_word_its_text_holds(real_index, word, p
     assert len(holding) > 100 and len(long_ones) > 10
     assert [h["id"] for h in holding if "**" not in h["snippet"]] == []
     assert all(len(h["snippet"]) <= query.SNIPPET_CHARS * 2 + 20 for h in long_ones)
+
+
+@pytest.mark.parametrize("written", ["set:xln", "lang:zh", "mechanic:plus-one-counters", "date:>=2019",
+                                     'card:"Aethersphere Harvester"'])
+def test_minus_before_a_filter_excludes_as_not_does(real_index, written):
+    """``-set:xln`` is NOT set:xln, as ``-word`` is NOT word (it was searched as the words "set xln")."""
+    def ids(text):
+        return [hit["id"] for hit in query.search(real_index, text, limit=100_000)]
+
+    minus, negated, every = ids(f"counter -{written}"), ids(f"counter NOT {written}"), ids("counter")
+    assert minus == negated and set(minus) < set(every)
+
+
+def test_filter_name_inside_a_word_stays_text(seed_index):
+    from search import index
+    with index.searcher(seed_index) as searcher:
+        parsed = query.parse(searcher.schema, "pre-set:x counter")
+    assert not any(getattr(leaf, "from_filter", False) for leaf in parsed.leaves())
