@@ -169,9 +169,14 @@ def logical_paragraphs(document) -> Iterator[tuple[str, str, bool]]:
     one ruling paragraph, so its starred lines stay one ruling, text kept whole;
     a ``-----`` line inside it ends the block as a separate paragraph.
     """
+    styles: dict[str | None, tuple[str, bool]] = {}   # style id -> (name, numbered by the style chain)
     for paragraph in document.paragraphs:
-        style = paragraph.style.name if paragraph.style is not None else ""
-        numbered = _numbered(paragraph)
+        style_id = paragraph._p.style
+        if style_id not in styles:       # python-docx looks a style up in styles.xml on every access
+            found = paragraph.style
+            styles[style_id] = (found.name if found is not None else "", _style_numbered(found))
+        style, style_numbered = styles[style_id]
+        numbered = _numbered(paragraph, style_numbered)
         text = paragraph.text.strip()
         lines = text.split("\n")
         if style == "FAQ Card" or numbered or style == "FAQ Point" \
@@ -196,12 +201,17 @@ def _starred(line: str) -> bool:
     return bool(_STAR.match(line)) and not _POWER_TOUGHNESS.match(line) and not _EMPHASIS_ONLY.match(line)
 
 
-def _numbered(paragraph) -> bool:
-    """True when the paragraph or its style chain has Word list numbering (numId other than 0)."""
+def _numbered(paragraph, style_numbered: bool) -> bool:
+    """True when the paragraph has Word list numbering (numId other than 0), or else its style chain has
+    (style_numbered, from _style_numbered())."""
     p_pr = paragraph._p.pPr
     if p_pr is not None and p_pr.numPr is not None:
         return _num_id(p_pr.numPr) != 0
-    style = paragraph.style
+    return style_numbered
+
+
+def _style_numbered(style) -> bool:
+    """True when the nearest style of the chain that sets list numbering sets a numId other than 0."""
     while style is not None:
         s_pr = style.element.pPr
         if s_pr is not None and s_pr.numPr is not None:
