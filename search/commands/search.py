@@ -26,7 +26,8 @@ def search(words, mechanic, card, set_code, lang, since, until, limit, fmt, inde
       "can't be blocked"   a phrase
       flying OR reach      either word;  NOT word  or  -word  excludes it
       card:"Fire // Ice"   set:ONE  mechanic:proliferate  lang:en
-      date:>=2019-01-01    filters (date also takes > < <= and 2019 or 2019-06)
+      date:>=2019-01-01    filters (date also takes > < <= and 2019 or 2019-06);
+                           -set:ONE excludes; filters select, never reorder
 
     \b
     Words that start with '-' are part of the query, so these work:
