@@ -218,10 +218,28 @@ def _detect(text: str) -> str | None:
         return chinese_script(text)
     if counts["cyrillic"] > counts["latin"]:
         return "ru"
+    if text in _DECIDED:
+        return _DECIDED[text]
     if counts["latin"] >= letters / 2:
-        return _lingua_code(_detector(LATIN).detect_language_of(text[:SAMPLE]))
-    code = _lingua_code(_detector(tuple(_LINGUA)).detect_language_of(text[:SAMPLE]))
-    return chinese_script(text) if code == "zh" else code
+        code = _lingua_code(_detector(LATIN).detect_language_of(text[:SAMPLE]))
+    else:
+        code = _lingua_code(_detector(tuple(_LINGUA)).detect_language_of(text[:SAMPLE]))
+        code = chinese_script(text) if code == "zh" else code
+    _DECIDED[text] = code
+    return code
+
+
+# The texts lingua decided, and its answers: kept with the corpus between ingests (remember_decisions), since
+# lingua loads its language models (about 1.3 s) in each new process before its first answer.
+_DECIDED: dict[str, str | None] = {}
+
+
+def remember_decisions(decided: dict[str, str | None]) -> dict[str, str | None]:
+    """Take earlier lingua answers (text -> language code) into this process; returns the live mapping,
+    which gains every text lingua decides from now on (the same object, to be kept with the corpus)."""
+    if decided is not _DECIDED:
+        _DECIDED.update(decided)
+    return _DECIDED
 
 
 def declared_disagrees(declared: str | None, detected: str) -> bool:

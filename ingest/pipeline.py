@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ingest.dedup import MAX_RELATED, Grouper, dedup, rank, rank_order, relink, text_key
-from ingest.language import declared_disagrees
+from ingest.language import declared_disagrees, remember_decisions
 from ingest.model import Entry, Related, Ruling, Translation
 from ingest.normalise import Rejection, corpus_words, normalise
 from ingest.tag import tag
@@ -179,6 +179,7 @@ class Corpus:
     info: dict[int, GroupInfo] = field(default_factory=dict)
     lexicon: dict[str, frozenset[str]] | None = None      # translation lexicon, learnt on a full pass
     pairs: dict[str, set[tuple[int, int]]] = field(default_factory=dict)   # translation pairs by set code
+    languages: dict[str, str | None] = field(default_factory=dict)   # lingua's answers by text (language.py)
 
 
 @dataclass
@@ -262,6 +263,8 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     kept_refs: list[Ref] = []
     rejections: dict[int, list[Rejection]] = {}
     mismatches: dict[int, list[Ruling]] = {}
+    # lingua's earlier answers: a re-read or changed file does not load its models again for known texts
+    corpus.languages = remember_decisions(getattr(corpus, "languages", None) or {})
     for number, rulings in added.items():
         # one source at a time (the same decisions as all at once: the word counts are complete),
         # so that no map from every added ruling to its source is needed

@@ -245,3 +245,23 @@ def test_index_without_spelling_file_reads_its_old_spelling_field(tmp_path, seed
     monkeypatch.undo()
     assert "proliferate" in index.spelling_vocabulary(ix)
     assert query.suggestions(ix, "prolifirate")[0] == "proliferate"
+
+
+def test_lingua_answers_are_kept_with_the_corpus(tmp_path, shared, monkeypatch):
+    """Re-reading a file does not ask lingua again for texts it decided before (its models take about 1.3 s
+    to load in each new process): the answers are saved with the corpus state."""
+    from ingest import language
+    path = shared / "realdata" / "mtgjson3-sets" / "XLN.json"
+    ix = tmp_path / "ix"
+    catalog.ingest(ix, [path])
+    langs = sorted((e["id"], e["lang"]) for e in index.all_entries(ix))
+    monkeypatch.setattr(language, "_DECIDED", {})                  # a new process
+    language._detect.cache_clear()
+    asked = []
+    real = language._detector
+    monkeypatch.setattr(language, "_detector", lambda codes: asked.append(codes) or real(codes))
+    catalog.remove(ix, path)
+    catalog.ingest(ix, [path])
+    assert asked == [] and len(language._DECIDED) > 10
+    assert sorted((e["id"], e["lang"]) for e in index.all_entries(ix)) == langs
+    language._detect.cache_clear()
