@@ -417,13 +417,18 @@ def without_empty_fields(query: Query, reader) -> Query:
     the query matches exactly the same documents. reader: the searcher's reader.
     """
     empty = _empty_fields(reader)
-    if not empty or query.is_leaf():
+    return _without_clauses_in(query, empty) if empty else query
+
+
+def _without_clauses_in(query: Query, empty: frozenset[str]) -> Query:
+    """without_empty_fields() with the empty fields found once for the whole query."""
+    if query.is_leaf():
         return query
     if isinstance(query, Or):
         kept = [q for q in query.subqueries if not _only_in(q, empty)] or query.subqueries[:1]
         if len(kept) < len(query.subqueries):
             query = Or(kept, boost=query.boost, minmatch=query.minmatch, scale=query.scale)
-    return query.apply(lambda q: without_empty_fields(q, reader))
+    return query.apply(lambda q: _without_clauses_in(q, empty))
 
 
 def _empty_fields(reader) -> frozenset[str]:
