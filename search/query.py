@@ -36,9 +36,11 @@ from whoosh.reading import TermNotFound
 from ingest.errors import QueryError
 from ingest.model import LANGUAGES
 from ingest.tag import vocabulary
-from search import index
+from search import index, matching
 from search.analysis import RulingsTokenizer, card_key, fold, terms
 from search.languages import field_for
+
+matching.install()
 
 # A user's code -> the language codes it selects: ``zh`` both scripts; the region-style codes people type
 # for Chinese (BCP 47 zh-CN/zh-SG simplified, zh-TW/zh-HK/zh-MO traditional) as their script.
@@ -499,11 +501,7 @@ def _top(searcher, query: Query, limit: int):
     that belong in the top ``limit`` (``trample`` with ``lang:en``: the 4th and
     5th best were lost). Without filters, replacement prunes correctly and is kept.
     """
-    collector = searcher.collector(limit=limit)
-    if any(isinstance(node, Unscored) for node in _nodes(query)):
-        collector.replace = 0
-    searcher.search_with_collector(query, collector)
-    return collector.results()
+    return matching.top(searcher, query, limit, replace=not any(isinstance(node, Unscored) for node in _nodes(query)))
 
 
 def _nodes(query: Query) -> Iterator[Query]:

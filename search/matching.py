@@ -1,0 +1,153 @@
+"""How our searches step through Whoosh's posting lists: the hot paths of matching, made cheaper.
+
+Three costs of whoosh-reloaded 2.7.5's matching that grow with every posting a query
+reads, each removed without changing a document, a score or an order:
+
+- skip_to within a block, one posting at a time (below, ``skip_to``);
+- a document's field length, read from the segment file for every scored posting
+  (``doc_field_length``: a column lookup through three layers, 15 % of a word
+  query's time at a million rulings);
+- documents deleted by an update, excluded by wrapping every posting list of the
+  segment in a FilterMatcher (``top()``: half of the matching calls of a word query
+  on an updated million-ruling index went through that wrapper).
+
+Skipping by bisection:
+
+whoosh-reloaded 2.7.5's W3 posting matcher (codec/whoosh3.py ``W3LeafMatcher.skip_to``)
+moves to a target document inside a block of up to 128 postings by calling ``next()``
+and ``id()`` once per posting it passes. Every intersection steps its sides with
+``skip_to`` (two words, a word and a filter, a phrase's words), so on the real
+corpus a third of a query's matching time was that Python loop (628,727 ``id()``
+calls for the benchmark's 200 queries). The block's document numbers are a sorted
+sequence once decoded, so the same position is found with ``bisect``: the same
+documents, in the same order, with the same weights and scores.
+
+``install()`` replaces the method on Whoosh's class (idempotent); search/query.py
+calls it when it is imported, so every search of the process uses it.
+"""
+
+from __future__ import annotations
+
+import copy
+from bisect import bisect_left
+
+from whoosh import collectors
+from whoosh.codec.whoosh3 import (
+    LENGTHS_COLUMN,
+    W3LeafMatcher,
+    W3PerDocReader,
+    _lenfield,
+)
+from whoosh.matching import ReadTooFar
+from whoosh.searching import Searcher
+from whoosh.util.numeric import byte_to_length
+
+# Whoosh's own methods, kept for tests that compare.
+LINEAR_SKIP_TO = W3LeafMatcher.skip_to
+ORIG_DFL = W3PerDocReader.doc_field_length
+
+
+def skip_to(self, targetid: int) -> None:
+    """Move the matcher to the first posting whose document number is >= targetid.
+
+    Same contract as Whoosh's ``Matcher.skip_to``: raises ReadTooFar when the
+    matcher is no longer active; does nothing when the current posting is at or
+    past targetid; becomes inactive when no posting is left at or past it.
+    Whole blocks are skipped by their last document number, as Whoosh does;
+    within the block, the position is found by bisection over its decoded ids.
+    """
+    if not self.is_active():
+        raise ReadTooFar
+    if self._ids is None:
+        self._read_ids()
+    if targetid <= self._ids[self._i]:
+        return
+    if targetid > self._maxid:
+        while self.is_active() and targetid > self._maxid:
+            self._next_block()
+        if not self.is_active():
+            return
+        if self._ids is None:
+            self._read_ids()
+    # the block's last id (_maxid) is >= targetid, so the position is inside the block
+    self._i = bisect_left(self._ids, targetid, self._i, self._blocklength)
+
+
+def doc_field_length(self, docnum: int, fieldname: str, default=0):
+    """A document's length in a field (tokens, Whoosh's one-byte approximation), from lengths held in memory.
+
+    Same answers as Whoosh's ``W3PerDocReader.doc_field_length``; each field's
+    length column (one byte per document of the segment) is read into memory the
+    first time it is asked for and kept with the per-document reader, instead of
+    being looked up in the file for every posting scored. default: the answer for
+    a field that keeps no lengths. Raises IndexError past the segment's documents.
+    """
+    kept = self.__dict__.setdefault("_loaded_lengths", {})
+    lengths = kept.get(fieldname, False)
+    if lengths is False:
+        column = self._cached_reader(_lenfield(fieldname), LENGTHS_COLUMN)
+        lengths = kept[fieldname] = None if column is None else column.load()
+    if lengths is None:
+        return default
+    lbyte = lengths[docnum]
+    return byte_to_length(lbyte) if lbyte else None
+
+
+class LiveTopCollector(collectors.TopCollector):
+    """Whoosh's TopCollector that leaves deleted documents out once, as matches are collected.
+
+    Whoosh excludes a segment's deleted documents by wrapping each of its
+    posting lists in a FilterMatcher (whoosh-reloaded 2.7.5 reading.py
+    ``SegmentReader.postings``), so every step of every matcher of the query
+    passes through the wrapper. Here a segment with deletions is matched through
+    a copy of its reader that reports none, and a matched document is dropped
+    when it is deleted: the same documents with the same scores (a document's
+    score never depends on which other documents match). Statistics (document
+    frequencies, average lengths) come from the same parent searcher.
+    """
+
+    def set_subsearcher(self, subsearcher, offset):
+        reader = subsearcher.reader()
+        self.deleted = reader.deleted_docs_set if reader.has_deletions() else frozenset()
+        super().set_subsearcher(_unfiltered(subsearcher) if self.deleted else subsearcher, offset)
+
+    def collect_matches(self):
+        deleted = self.deleted
+        if not deleted:
+            return super().collect_matches()
+        collect = self.collect
+        for docnum in self.matches():
+            if docnum not in deleted:
+                collect(docnum)
+
+
+def _unfiltered(subsearcher: Searcher) -> Searcher:
+    """The searcher of one segment over a copy of its reader whose posting lists are not wrapped in a
+    filter of deleted documents; made once per kept searcher."""
+    made = subsearcher.__dict__.get("_unfiltered")
+    if made is None:
+        reader = copy.copy(subsearcher.reader())
+        reader.__dict__["deleted_docs_set"] = frozenset()        # Whoosh's cached_property, per instance
+        made = Searcher(reader, weighting=subsearcher.weighting, closereader=False,
+                        fromindex=subsearcher._ix, parent=subsearcher.get_parent())
+        subsearcher.__dict__["_unfiltered"] = made
+    return made
+
+
+def top(searcher: Searcher, query, limit: int, replace: bool = True):
+    """Whoosh Results of the query's ``limit`` best-scored live documents (LiveTopCollector).
+
+    replace: let Whoosh replace matchers with cheaper ones while collecting
+    (search/query.py turns it off for queries holding a filter).
+    """
+    collector = LiveTopCollector(limit=limit)
+    if not replace:
+        collector.replace = 0
+    searcher.search_with_collector(query, collector)
+    return collector.results()
+
+
+def install() -> None:
+    """Make Whoosh's W3 matcher skip by bisection and read field lengths from memory; safe to call again."""
+    W3LeafMatcher.skip_to = skip_to
+    W3PerDocReader.doc_field_length = doc_field_length

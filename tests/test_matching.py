@@ -1,0 +1,113 @@
+"""search/matching.py: bisection skips, field lengths from memory and deleted documents left out at
+collection give exactly what Whoosh's own code gives, on real indexes."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from whoosh.codec.whoosh3 import W3LeafMatcher
+
+from search import catalog, index, matching, query
+
+# Long posting lists of the real corpus (stemmed forms as the index holds them).
+LONG_TERMS = [("text", "the"), ("text", "abil"), ("text", "creatur"), ("text", "spell")]
+
+
+def _matcher(reader, field, term):
+    return reader.postings(field, term)
+
+
+@pytest.fixture(scope="module")
+def real_reader(real_index):
+    with index.searcher(real_index) as opened:
+        yield opened.reader()
+
+
+@settings(max_examples=60, deadline=None)
+@given(term=st.sampled_from(LONG_TERMS), steps=st.lists(st.integers(0, 400), min_size=1, max_size=60))
+def test_skip_to_by_bisection_lands_where_whoosh_lands(real_reader, term, steps):
+    """After every skip (targets growing by random steps) both matchers are at the same posting."""
+    for leaf, _ in real_reader.leaf_readers():
+        linear, bisected = _matcher(leaf, *term), _matcher(leaf, *term)
+        assert isinstance(linear, W3LeafMatcher)        # a full build has no deletions to wrap lists in
+        target = 0
+        for step in steps:
+            target += step
+            if not linear.is_active():
+                assert not bisected.is_active()
+                break
+            matching.LINEAR_SKIP_TO(linear, target)
+            matching.skip_to(bisected, target)
+            assert linear.is_active() == bisected.is_active()
+            if linear.is_active():
+                assert (linear.id(), linear.weight()) == (bisected.id(), bisected.weight())
+                assert bisected.id() >= target
+
+
+def test_the_real_posting_lists_span_many_blocks(real_reader):
+    """The terms above make the bisection test meaningful: lists of many blocks of 128 postings."""
+    for field, term in LONG_TERMS:
+        assert real_reader.doc_frequency(field, term) > 800, (field, term)
+
+
+def test_field_lengths_from_memory_equal_whoosh_s(real_reader):
+    """Every document's length in every searched field, as Whoosh reads it from the segment file."""
+    compared = 0
+    for leaf, _ in real_reader.leaf_readers():
+        perdoc = leaf._perdoc
+        for field in [*index.searched_fields(), "id", "sets"]:
+            for docnum in range(leaf.doc_count_all()):
+                assert matching.doc_field_length(perdoc, docnum, field) == \
+                    matching.ORIG_DFL(perdoc, docnum, field), (field, docnum)
+                compared += 1
+    assert compared > 16_000 * 10
+
+
+@pytest.fixture(scope="module")
+def updated_index(real_index, shared, tmp_path_factory):
+    """A copy of the real index with XLN's MTGJSON file removed: segments with deleted documents.
+
+    Returns (index folder, ids of the entries only that file held)."""
+    import shutil
+    xln = shared / "realdata" / "mtgjson3-sets" / "XLN.json"
+    folder = tmp_path_factory.mktemp("updated") / "ix"
+    shutil.copytree(real_index, folder)
+    gone = {entry["id"] for entry in index.all_entries(folder)
+            if {v["source"]["path"] for v in entry["variants"]} == {str(xln)}}
+    catalog.remove(folder, xln)
+    return folder, gone
+
+
+def _whoosh_top(searcher, q, limit, replace=True):
+    """Whoosh's own collection: deleted documents filtered out of every posting list."""
+    collector = searcher.collector(limit=limit)
+    if not replace:
+        collector.replace = 0
+    searcher.search_with_collector(q, collector)
+    return collector.results()
+
+
+QUERIES = [("counter", {}), ("target creature", {}), ("exile OR graveyard", {}), ('"the battlefield"', {}),
+           ("damage -combat", {}), ("explore", {}), ("token", {"set_code": "rix"}),
+           ("creature", {"mechanics": ["explore"]}), ("cast", {"lang": "en"}), ("card NOT exile", {})]
+
+
+def test_deleted_documents_left_out_at_collection_give_whoosh_s_hits(updated_index, monkeypatch):
+    """Same ids and scores, limit 10 and every match, as Whoosh's per-posting-list filter; none of
+    the removed file's own entries (deleted, their postings still in the segments) comes back."""
+    folder, gone = updated_index
+    assert sum(deleted for _, deleted in index.segments(folder)) > 100 and len(gone) > 100
+    ours = {}
+    for text, filters in QUERIES:
+        for limit in (10, 100_000):
+            hits = query.search(folder, text, query.Filters(**filters), limit=limit)
+            ours[text, limit] = [(hit["id"], hit["score"]) for hit in hits]
+    monkeypatch.setattr(matching, "top", _whoosh_top)
+    for text, filters in QUERIES:
+        for limit in (10, 100_000):
+            hits = query.search(folder, text, query.Filters(**filters), limit=limit)
+            assert ours[text, limit] == [(hit["id"], hit["score"]) for hit in hits], (text, limit)
+    assert all(ours[text, 10] for text, _ in QUERIES)
+    returned = {entry_id for hits in ours.values() for entry_id, _ in hits}
+    assert len(returned) > 1000 and not returned & gone
