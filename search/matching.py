@@ -1,15 +1,15 @@
-"""How our searches step through Whoosh's posting lists: the hot paths of matching, made cheaper.
+"""How our searches collect and step through Whoosh's posting lists: faults and hot paths of
+whoosh-reloaded 2.7.5's matching, fixed without changing a score.
 
-Three costs of whoosh-reloaded 2.7.5's matching that grow with every posting a query
-reads, each removed without changing a document, a score or an order:
-
-- skip_to within a block, one posting at a time (below, ``skip_to``);
-- a document's field length, read from the segment file for every scored posting
-  (``doc_field_length``: a column lookup through three layers, 15 % of a word
-  query's time at a million rulings);
-- documents deleted by an update, excluded by wrapping every posting list of the
-  segment in a FilterMatcher (``top()``: half of the matching calls of a word query
-  on an updated million-ruling index went through that wrapper).
+- Collection (``top()``, ``LiveTopCollector``): Whoosh's matcher replacement lost
+  documents of the top N (a union becomes an AndMaybeMatcher whose skip_to leaves
+  its optional side behind), so our searches collect every match without it.
+- Deleted documents: Whoosh wraps every posting list of a segment with deletions in
+  a FilterMatcher (half of the matching calls of a word query on an updated
+  million-ruling index); they are left out once, at collection.
+- A document's field length was read from the segment file for every scored
+  posting (``doc_field_length``: 15 % of a word query's time at a million rulings).
+- skip_to within a block moved one posting at a time (``skip_to``, below).
 
 Skipping by bisection:
 
@@ -22,7 +22,7 @@ calls for the benchmark's 200 queries). The block's document numbers are a sorte
 sequence once decoded, so the same position is found with ``bisect``: the same
 documents, in the same order, with the same weights and scores.
 
-``install()`` replaces the method on Whoosh's class (idempotent); search/query.py
+``install()`` puts skip_to and doc_field_length on Whoosh's classes (idempotent); search/query.py
 calls it when it is imported, so every search of the process uses it.
 """
 
@@ -94,22 +94,45 @@ def doc_field_length(self, docnum: int, fieldname: str, default=0):
 
 
 class LiveTopCollector(collectors.TopCollector):
-    """Whoosh's TopCollector that leaves deleted documents out once, as matches are collected.
+    """Whoosh's TopCollector without matcher replacement, leaving deleted documents out once, as matches
+    are collected.
+
+    Replacement (whoosh-reloaded 2.7.5 collectors.py ``replace``) rebuilds the
+    matcher while collecting, once the N-th best score is known: a union whose
+    one side cannot reach that score alone becomes an AndMaybeMatcher, whose
+    ``skip_to`` moves the optional side to the target instead of to where the
+    required side landed (binary.py). The optional side's score is then lost for
+    the document skipped to, and a document that belonged in the top N falls out
+    (``strike`` on the million-ruling benchmark index lost its best hit,
+    18.382 scored as 15.413; four of nine common words lost hits there).
+    So nothing is replaced while collecting; each segment's matcher is rid once
+    of the clauses that match nothing there (``replace(0)``, which applies no
+    score bound). Block-quality skipping is off too: a union skips one side's
+    blocks by the other side's *current* block bound, though a document of a
+    skipped block can meet a later, better block of the other side; with BM25F
+    over several fields it skipped almost nothing anyway (same time without it).
 
     Whoosh excludes a segment's deleted documents by wrapping each of its
-    posting lists in a FilterMatcher (whoosh-reloaded 2.7.5 reading.py
-    ``SegmentReader.postings``), so every step of every matcher of the query
-    passes through the wrapper. Here a segment with deletions is matched through
-    a copy of its reader that reports none, and a matched document is dropped
-    when it is deleted: the same documents with the same scores (a document's
-    score never depends on which other documents match). Statistics (document
-    frequencies, average lengths) come from the same parent searcher.
+    posting lists in a FilterMatcher (reading.py ``SegmentReader.postings``),
+    so every step of every matcher of the query passes through the wrapper.
+    Here a segment with deletions is matched through a copy of its reader that
+    reports none, and a matched document is dropped when it is deleted: the
+    same documents with the same scores (a document's score never depends on
+    which other documents match). Statistics (document frequencies, average
+    lengths) come from the same parent searcher.
     """
+
+    def __init__(self, limit: int):
+        super().__init__(limit=limit, usequality=False)
+        self.replace = 0
 
     def set_subsearcher(self, subsearcher, offset):
         reader = subsearcher.reader()
         self.deleted = reader.deleted_docs_set if reader.has_deletions() else frozenset()
         super().set_subsearcher(_unfiltered(subsearcher) if self.deleted else subsearcher, offset)
+        # a word absent from a field of this segment is a NullMatcher inside a union, stepped over at
+        # every posting; replace(0) removes such clauses and nothing else (no score bound at 0)
+        self.matcher = self.matcher.replace(0)
 
     def collect_matches(self):
         deleted = self.deleted
@@ -134,15 +157,9 @@ def _unfiltered(subsearcher: Searcher) -> Searcher:
     return made
 
 
-def top(searcher: Searcher, query, limit: int, replace: bool = True):
-    """Whoosh Results of the query's ``limit`` best-scored live documents (LiveTopCollector).
-
-    replace: let Whoosh replace matchers with cheaper ones while collecting
-    (search/query.py turns it off for queries holding a filter).
-    """
+def top(searcher: Searcher, query, limit: int):
+    """Whoosh Results of the query's ``limit`` best-scored live documents (LiveTopCollector)."""
     collector = LiveTopCollector(limit=limit)
-    if not replace:
-        collector.replace = 0
     searcher.search_with_collector(query, collector)
     return collector.results()
 

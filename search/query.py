@@ -493,15 +493,14 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
 
 
 def _top(searcher, query: Query, limit: int):
-    """Whoosh Results of the query's ``limit`` best-scored documents.
+    """Whoosh Results of the query's ``limit`` best-scored documents (search/matching.py top()).
 
-    A query holding a filter (Unscored) is collected without Whoosh's matcher
-    replacement (collectors.py ``replace``): whoosh-reloaded 2.7.5 rebuilds an
-    intersection with a score-0 side while collecting and then skips documents
-    that belong in the top ``limit`` (``trample`` with ``lang:en``: the 4th and
-    5th best were lost). Without filters, replacement prunes correctly and is kept.
+    Collected without Whoosh's matcher replacement, which lost documents of the
+    top ``limit``: with filters (``trample lang:en`` lost its 4th and 5th best on
+    the real corpus) and without (``strike`` lost its best hit on the million-ruling
+    benchmark index); matching.LiveTopCollector says why.
     """
-    return matching.top(searcher, query, limit, replace=not any(isinstance(node, Unscored) for node in _nodes(query)))
+    return matching.top(searcher, query, limit)
 
 
 def _nodes(query: Query) -> Iterator[Query]:
