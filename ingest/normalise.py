@@ -29,7 +29,6 @@ _QUOTES = str.maketrans({
     "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-",
     "\u2212": "-", "\u00a0": " ", "\u3000": " ",
 })
-_SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[a-z]+")
 _FIRST_WORD = re.compile(r"^([a-z]+)\b")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -51,11 +50,13 @@ class Rejection:
 def fold(text: str) -> str:
     """Return the matching form of a text: NFKC, straight quotes, ASCII dashes, collapsed space, lower case.
 
-    Idempotent: fold(fold(t)) == fold(t).
+    Idempotent: fold(fold(t)) == fold(t). Whitespace runs are joined with str.split(), which splits
+    on exactly the characters the regex whitespace class matches (str.isspace); ASCII text skips
+    NFKC and the quote table, which change no ASCII character.
     """
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
-    text = _SPACE.sub(" ", text).strip()
-    return text.lower()
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    return " ".join(text.split()).lower()
 
 
 def corpus_words(rulings: Iterable[Ruling]) -> Counter:

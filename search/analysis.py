@@ -30,6 +30,7 @@ from functools import lru_cache
 from typing import Iterator
 
 from whoosh.analysis import Token, Tokenizer
+from whoosh.formats import Positions
 from whoosh.lang.snowball.english import EnglishStemmer
 
 APOSTROPHES = "'\u2019\u2018\u02bc"
@@ -191,6 +192,60 @@ def _match_terms(token: str, kind: str, stemming: bool, joined: bool) -> tuple[t
     return tuple(found)
 
 
+def term_positions(text: str, stemming: bool = True) -> dict[str, list[int]]:
+    """Each indexed term of text -> its positions, in order of first occurrence: what ``terms(text,
+    stemming, joined=True)`` yields, gathered per term without offsets (the postings of one field)."""
+    found: dict[str, list[int]] = {}
+    pos = 0
+    for match in TOKEN_PATTERN.finditer(text):
+        for term, _, _, step in _match_terms(match.group(), match.lastgroup, stemming, True):
+            positions = found.get(term)
+            if positions is None:
+                found[term] = [pos]
+            else:
+                positions.append(pos)
+            pos += step
+    return found
+
+
+def unstemmed_words(text: str) -> set[str]:
+    """The folded, unstemmed words of text that start with a letter: the terms of ``terms(text,
+    stemming=False, joined=False)`` (hyphenated words as their parts) that start with a letter
+    and hold no space, worked out once per distinct written token."""
+    words: set[str] = set()
+    for token in {(match.group(), match.lastgroup) for match in TOKEN_PATTERN.finditer(text)}:
+        words.update(_words_of(*token))
+    return words
+
+
+@lru_cache(maxsize=200_000)
+def _words_of(token: str, kind: str) -> tuple[str, ...]:
+    return tuple(term for term, *_ in _match_terms(token, kind, False, False)
+                 if term[:1].isalpha() and " " not in term)
+
+
+class TermPositions(Positions):
+    """Whoosh's Positions format (same postings, same bytes) that indexes a RulingsTokenizer field
+    without Token objects.
+
+    Whoosh's word_values() walks the analyzer's Token stream and gathers each
+    term's positions and boosts; with a RulingsTokenizer (every boost 1.0) the
+    same (term, frequency, weight, encoded positions) come from
+    ``term_positions()`` directly: a third of the index stage's analysing was the
+    Token protocol. Any other analyzer, a list value or a query-time call takes
+    Whoosh's path.
+    """
+
+    def word_values(self, value, analyzer, **kwargs):
+        if type(analyzer) is not RulingsTokenizer or not isinstance(value, str) or kwargs.get("mode") != "index" \
+                or set(kwargs) - {"mode"}:
+            yield from super().word_values(value, analyzer, **kwargs)
+            return
+        boost = self.field_boost
+        for term, positions in term_positions(value, analyzer.stemming).items():
+            yield term, len(positions), len(positions) * boost, self.encode(positions)
+
+
 class RulingsTokenizer(Tokenizer):
     """Whoosh tokenizer yielding ``terms()``; the joined form of hyphenated words only when indexing."""
 
@@ -235,9 +290,11 @@ def name_analyzer():
     return RulingsTokenizer(stemming=False)
 
 
+@lru_cache(maxsize=100_000)
 def card_key(name: str) -> str:
     """Lookup key of a card or face name: folded, everything but letters and digits removed.
 
     "Fire // Ice", "fire/ice" and "Fire / Ice" -> "fireice"; "Lim-Dûl's Vault" -> "limdulsvault".
+    Cached per name (an index run asks for the same card names many times).
     """
     return re.sub(r"[\W_]", "", fold(name))

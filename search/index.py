@@ -16,14 +16,17 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from whoosh import index as whoosh_index
-from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3Codec, W3PerDocReader, W3Segment, _lenfield
+from whoosh.codec.base import OutOfOrderError
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3Codec, W3FieldWriter, W3PerDocReader, W3Segment, _lenfield
 from whoosh.util.numeric import byte_to_length
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
+from whoosh.multiproc import MpWriter, SubWriterTask
+from whoosh.writing import SegmentWriter
 
 from ingest.errors import DamagedIndex
 from ingest.model import Entry, entry_to_dict
 from search import folder as index_folder
-from search.analysis import card_key, name_analyzer, rulings_analyzer, terms
+from search.analysis import TermPositions, card_key, name_analyzer, rulings_analyzer, unstemmed_words
 from search.languages import field_for, keep_segmenter_cache_in, schema_fields, text_fields
 
 WHOOSH_DIR = "whoosh"
@@ -56,9 +59,9 @@ def schema() -> Schema:
     """
     return Schema(
         id=ID(stored=True, unique=True),
-        text=TEXT(analyzer=rulings_analyzer(), phrase=True, multitoken_query="phrase"),
-        variants=TEXT(analyzer=rulings_analyzer(), phrase=True, multitoken_query="phrase"),
-        cards=TEXT(analyzer=name_analyzer(), phrase=True, multitoken_query="phrase"),
+        text=_term_positions(TEXT(analyzer=rulings_analyzer(), phrase=True, multitoken_query="phrase")),
+        variants=_term_positions(TEXT(analyzer=rulings_analyzer(), phrase=True, multitoken_query="phrase")),
+        cards=_term_positions(TEXT(analyzer=name_analyzer(), phrase=True, multitoken_query="phrase")),
         card_keys=KEYWORD(lowercase=False, commas=True, scorable=False),
         card_names=KEYWORD(lowercase=False, commas=True, scorable=False),
         mechanics=KEYWORD(lowercase=True, commas=True, scorable=True),
@@ -69,6 +72,13 @@ def schema() -> Schema:
         entry=STORED(),
         **schema_fields(TEXT),          # text_zh, text_cjk, text_de ... (search/languages.py)
     )
+
+
+def _term_positions(field: TEXT) -> TEXT:
+    """The field with Whoosh's Positions format swapped for TermPositions (the same postings, made
+    without Token objects; search/analysis.py)."""
+    field.format = TermPositions(field_boost=field.format.field_boost)
+    return field
 
 
 def card_keys(cards: list[str]) -> list[str]:
@@ -119,8 +129,7 @@ def spelling_words(entry_json: dict) -> set[str]:
     """The entry's words for "did you mean": folded, unstemmed words of its searched texts that start
     with a letter (search/analysis.py terms(), hyphenated words as their parts)."""
     main, others = search_texts(entry_json)
-    return {term for text in [main, *others] for term, *_ in terms(text, stemming=False, joined=False)
-            if term[:1].isalpha() and " " not in term}
+    return set().union(*(unstemmed_words(text) for text in [main, *others]))
 
 
 def write_entries(index_dir: Path, entries: list[Entry]) -> None:
@@ -131,7 +140,7 @@ def write_entries(index_dir: Path, entries: list[Entry]) -> None:
 
 
 def _writer(ix, full: bool = False):
-    """A Whoosh segment writer with FlushCodec (same index contents, a cheaper flush).
+    """An entry writer (add_entry; EntryWriter) with FlushCodec (same index contents, a cheaper flush).
 
     full: a whole new index, written by one worker process per core.
     """
@@ -139,8 +148,117 @@ def _writer(ix, full: bool = False):
     # segment: documents land in the order the workers finish, which no output depends on (searches
     # rank by score, exports sort by date and id); the codec goes to every worker's writer
     cores = min(os.cpu_count() or 1, 4)
-    parallel = {"procs": cores, "multisegment": True} if full and cores > 1 else {}
-    return ix.writer(limitmb=256, codec=FlushCodec(compression=0), **parallel)
+    codec = FlushCodec(compression=0)
+    if full and cores > 1:
+        return EntryMpWriter(ix, procs=cores, multisegment=True, limitmb=256, codec=codec)
+    return EntryWriter(ix, limitmb=256, codec=codec)
+
+
+class EntryWriter(SegmentWriter):
+    """A Whoosh segment writer that makes each entry's document itself and gathers the entries'
+    "did you mean" words (spelling_words()) in ``words``.
+
+    In a worker process of EntryMpWriter it is given only the entry's JSON text, so the
+    documents are made where they are analysed and not in the process that feeds the workers.
+    """
+
+    def __init__(self, ix, **kwargs):
+        super().__init__(ix, **kwargs)
+        self.words: set[str] = set()
+
+    def add_entry(self, stored: str, entry_json: dict | None = None) -> None:
+        """Add the document of one entry: stored, its JSON text; entry_json, its shape when at hand."""
+        entry_json = json.loads(stored) if entry_json is None else entry_json
+        self.add_document(**document(entry_json, stored))
+        self.words |= spelling_words(entry_json)
+
+    def spelling_words(self) -> set[str]:
+        """The "did you mean" words of the entries added (after commit)."""
+        return self.words
+
+
+# Files in which EntryMpWriter's workers leave their "did you mean" words for the writer (in the
+# Whoosh folder; read and removed at commit).
+_WORDS_FILE = "_words_{}.txt"
+
+
+class EntryMpWriter(MpWriter):
+    """Whoosh's MpWriter (one worker process per core, each writing its own segment) fed with the
+    entries' JSON texts: the workers (_EntryTask) make the documents and the spelling words, so the
+    feeding process only hands over strings. Only ``multisegment=True`` is supported.
+    """
+
+    def __init__(self, ix, **kwargs):
+        super().__init__(ix, **kwargs)
+        self.words: set[str] = set()
+
+    def _new_task(self):
+        task = _EntryTask(self.storage, self.indexname, self.jobqueue, self.resultqueue, self.subargs,
+                          self.multisegment)
+        self.tasks.append(task)
+        task.start()
+        return task
+
+    def add_entry(self, stored: str, entry_json: dict | None = None) -> None:
+        """Queue one entry (its JSON text) for a worker; entry_json is not sent."""
+        self.docbuffer.append((1, stored))
+        if len(self.docbuffer) >= self.batchsize:
+            self._enqueue()
+        self._added_sub = True
+
+    def commit(self, *args, **kwargs):
+        try:
+            super().commit(*args, **kwargs)
+        finally:
+            self._gather_words()
+
+    def cancel(self):
+        try:
+            super().cancel()
+        finally:
+            self._gather_words()
+
+    def _gather_words(self) -> None:
+        folder = Path(self.storage.folder)
+        for path in folder.glob(_WORDS_FILE.format("*")):
+            self.words.update(path.read_text("utf-8").split("\n"))
+            path.unlink()
+        self.words.discard("")
+
+    def spelling_words(self) -> set[str]:
+        """The "did you mean" words of the entries added, gathered from the workers (after commit)."""
+        return self.words
+
+
+class _EntryTask(SubWriterTask):
+    """A worker process of EntryMpWriter: whoosh-reloaded 2.7.5 multiproc.SubWriterTask.run() with an
+    EntryWriter, that writes its spelling words to a _WORDS_FILE in the Whoosh folder."""
+
+    def run(self):
+        ix = self.storage.open_index(self.indexname)
+        writer = self.writer = EntryWriter(ix, _lk=False, **self.kwargs)
+        while self.running:
+            jobinfo = self.jobqueue.get()
+            if jobinfo is None:
+                break
+            self._process_file(*jobinfo)
+        if not self.running:
+            writer.cancel()
+            return
+        fieldnames = writer.pool.fieldnames
+        segment = writer._finalize_segment()
+        words = Path(self.storage.folder) / _WORDS_FILE.format(segment.segment_id())
+        words.write_text("\n".join(sorted(writer.words)), "utf-8")
+        self.resultqueue.put((None, fieldnames, segment), timeout=5)
+
+    def _process_file(self, filename, doc_count):
+        writer = self.writer
+        tempstorage = writer.temp_storage()
+        with tempstorage.open_file(filename).raw_file() as f:
+            for _ in range(doc_count):
+                code, stored = pickle.load(f)
+                writer.add_entry(stored)
+        tempstorage.delete_file(filename)
 
 
 class FlushCodec(W3Codec):
@@ -164,6 +282,67 @@ class FlushCodec(W3Codec):
     def per_document_reader(self, storage, segment):
         return _FlushLengths(storage, segment)
 
+    def field_writer(self, storage, segment):
+        return _FlushFieldWriter(self, storage, segment)
+
+
+class _FlushFieldWriter(W3FieldWriter):
+    """W3's field writer whose add_postings() writes a segment flush's sorted postings in one loop.
+
+    The same calls and the same bytes as whoosh-reloaded 2.7.5 (codec/base.py
+    FieldWriter.add_postings, codec/whoosh3.py W3PostingsWriter.add_posting),
+    without the per-posting type asserts and method hops: each posting's field
+    length is read from the field's length column loaded once (_FlushLengths),
+    and the posting is appended to the postings writer's current block, which
+    is written out when it holds the codec's block limit. Lengths from any
+    other reader (merging segments) take Whoosh's loop.
+    """
+
+    def add_postings(self, schema, lengths, items):
+        if type(lengths) is not _FlushLengths:
+            return super().add_postings(schema, lengths, items)
+        lastfn = lasttext = column = writer = None
+        for fieldname, btext, docnum, weight, value in items:
+            if fieldname != lastfn:
+                if lastfn is not None and fieldname < lastfn:
+                    raise OutOfOrderError(f"Field {lastfn!r} .. {fieldname!r}")
+                if lasttext is not None:
+                    self.finish_term()
+                if lastfn is not None:
+                    self.finish_field()
+                self.start_field(fieldname, schema[fieldname])
+                column = lengths.column(fieldname)
+                lastfn, lasttext = fieldname, None
+            if docnum == -1:                   # Whoosh's spelling-graph words: not postings
+                continue
+            if btext != lasttext:
+                if lasttext is not None:
+                    if btext < lasttext:
+                        raise OutOfOrderError(f"Term {lastfn}:{lasttext!r} .. {fieldname}:{btext!r}")
+                    self.finish_term()
+                self.start_term(btext)
+                lasttext = btext
+                writer = self._postwriter
+                limit = writer._blocklimit
+            if len(writer._ids) >= limit:
+                writer._write_block()
+            writer._ids.append(docnum)
+            writer._weights.append(weight)
+            if weight > writer._maxweight:
+                writer._maxweight = weight
+            if value:
+                writer._values.append(value)
+            length = _LENGTH_OF_BYTE[column[docnum]] if column is not None else 0
+            if length:
+                if writer._minlength is None or length < writer._minlength:
+                    writer._minlength = length
+                if length > writer._maxlength:
+                    writer._maxlength = length
+        if lasttext is not None:
+            self.finish_term()
+        if lastfn is not None:
+            self.finish_field()
+
 
 class _FlushLengths(W3PerDocReader):
     """A per-document reader whose doc_field_length() reads each field's length column once."""
@@ -172,15 +351,24 @@ class _FlushLengths(W3PerDocReader):
         super().__init__(storage, segment)
         self._lengths: dict[str, object] = {}
 
-    def doc_field_length(self, docnum, fieldname, default=0):
+    def column(self, fieldname):
+        """The field's length bytes (one per document), or None for a field that keeps no lengths."""
         lengths = self._lengths.get(fieldname, False)
         if lengths is False:
             column = self._cached_reader(_lenfield(fieldname), LENGTHS_COLUMN)
             lengths = self._lengths[fieldname] = None if column is None else column.load()
+        return lengths
+
+    def doc_field_length(self, docnum, fieldname, default=0):
+        lengths = self.column(fieldname)
         if lengths is None:
             return default
         lbyte = lengths[docnum]
         return byte_to_length(lbyte) if lbyte else None
+
+
+# A length byte's field length as _FlushLengths.doc_field_length() gives it (None for byte 0).
+_LENGTH_OF_BYTE = [byte_to_length(b) if b else None for b in range(256)]
 
 
 MERGE_FACTOR = 4
@@ -340,9 +528,9 @@ def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
         for entry_json, stored, replace in entries:
             if replace and not create:
                 writer.delete_by_term("id", entry_json["id"])
-            writer.add_document(**document(entry_json, stored))
-            vocabulary |= spelling_words(entry_json)
+            writer.add_entry(stored, entry_json)
             added += 1
+    vocabulary |= writer.spelling_words()
     _write_spelling(index_dir, vocabulary)
     _forget(index_dir)
     return added

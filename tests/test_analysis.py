@@ -9,7 +9,10 @@ from collections import defaultdict
 import pytest
 
 from ingest.tag import vocabulary
-from search.analysis import canonical_symbol, card_key, fold, name_analyzer, rulings_analyzer, stem, terms
+from whoosh.formats import Positions
+
+from search.analysis import (TermPositions, canonical_symbol, card_key, fold, name_analyzer, rulings_analyzer, stem,
+                             term_positions, terms, unstemmed_words)
 
 
 def tokens(text, mode="index"):
@@ -122,3 +125,53 @@ def test_card_key():
 def test_name_analyzer_does_not_stem():
     assert [t.text for t in name_analyzer()("Sacrificed Creatures")] == ["sacrificed", "creatures"]
     assert [t[0] for t in terms("Sacrificed", stemming=False)] == ["sacrificed"]
+
+
+def _real_ruling_texts(shared) -> list[str]:
+    """Every ruling text of the MTGJSON v3 sets (realdata/mtgjson3-sets)."""
+    texts = []
+    for path in sorted((shared / "realdata" / "mtgjson3-sets").glob("*.json")):
+        data = json.loads(path.read_text("utf-8"))
+        texts += [r["text"] for card in data.get("cards", []) for r in card.get("rulings") or []]
+    return texts
+
+
+def test_term_positions_gather_what_terms_yields(shared):
+    """term_positions() (the index's cached per-token path) gives terms()' terms and positions on real text."""
+    texts = _real_ruling_texts(shared)
+    assert len(texts) == 10_094             # SOURCES.md section 5
+    for text in texts:
+        for stemming in (True, False):
+            gathered = defaultdict(list)
+            for term, _, _, pos in terms(text, stemming=stemming, joined=True):
+                gathered[term].append(pos)
+            assert term_positions(text, stemming) == gathered
+
+
+def test_term_positions_format_writes_whooshs_postings(shared):
+    """TermPositions.word_values() gives Whoosh Positions.word_values() for the rulings and name analyzers."""
+    for text in _real_ruling_texts(shared):
+        for analyzer in (rulings_analyzer(), name_analyzer()):
+            ours = list(TermPositions().word_values(text, analyzer, mode="index"))
+            whooshs = list(Positions().word_values(text, analyzer, mode="index"))
+            assert ours == whooshs
+    # a query-time call takes Whoosh's path (no joined form of hyphenated words)
+    assert [w for w, *_ in TermPositions().word_values("Lim-Dûl", rulings_analyzer(), mode="query")] == ["lim", "dul"]
+
+
+def test_unstemmed_words_are_the_unstemmed_letter_terms(shared):
+    """unstemmed_words() (cached per written token) gives the words terms(stemming=False) would on real text."""
+    for text in _real_ruling_texts(shared):
+        expected = {t for t, *_ in terms(text, stemming=False, joined=False) if t[:1].isalpha() and " " not in t}
+        assert unstemmed_words(text) == expected
+    assert unstemmed_words("Lim-Dûl's Vault: {T}, pay 2 life. +1/+1") == {"lim", "dul's", "vault", "pay", "life"}
+
+
+def test_card_key_cache_matches_uncached(shared):
+    """card_key() (cached per name) gives the uncached function's key for every real card name."""
+    names = set()
+    for path in sorted((shared / "realdata" / "mtgjson3-sets").glob("*.json")):
+        names.update(card["name"] for card in json.loads(path.read_text("utf-8")).get("cards", []))
+    assert len(names) > 1000
+    for name in names:
+        assert card_key(name) == card_key.__wrapped__(name)

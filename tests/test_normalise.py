@@ -26,3 +26,24 @@ def test_first_letter_repair_on_seeds():
     damaged = next(r for r in kept if r.text.startswith("hield"))
     assert damaged.text.startswith("hield counters")          # display text kept
     assert damaged.repaired_text.startswith("Shield counters")
+
+
+def test_fold_matches_the_regex_form_on_real_rulings(shared):
+    """fold() (str.split whitespace, ASCII short-cut) gives the NFKC + quote table + ``\\s+`` form on every
+    ruling text of the MTGJSON v3 sets (SOURCES.md: 10,094) and on Unicode spaces."""
+    import json
+    import re
+    import unicodedata
+
+    from ingest.normalise import _QUOTES
+
+    def by_regex(text):
+        text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+        return re.sub(r"\s+", " ", text).strip().lower()
+
+    texts = [r["text"] for path in sorted((shared / "realdata" / "mtgjson3-sets").glob("*.json"))
+             for card in json.loads(path.read_text("utf-8")).get("cards", []) for r in card.get("rulings") or []]
+    assert len(texts) == 10_094
+    texts.append("  Tap\u3000it,\u00a0then\u2028\x1c pay\u2009{1}.\t")
+    for text in texts:
+        assert fold(text) == by_regex(text)

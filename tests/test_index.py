@@ -1,0 +1,72 @@
+"""search/index.py writers: FlushCodec's postings loop and the entry writers give Whoosh's index contents."""
+
+from __future__ import annotations
+
+import json
+
+from whoosh import index as whoosh_index
+from whoosh.codec.whoosh3 import W3Codec
+
+from search import index
+
+
+def _postings(folder) -> dict:
+    """(field, term) -> (term statistics, [(entry id, weight, encoded value)]) of every segment of an index."""
+    found = {}
+    ix = whoosh_index.open_dir(str(folder))
+    with ix.searcher() as searcher:
+        for reader, _ in searcher.reader().leaf_readers():
+            ids = {docnum: json.loads(fields["entry"])["id"] for docnum, fields in reader.iter_docs()}
+            for field, term in reader.all_terms():
+                info = reader.term_info(field, term)
+                stats = (info.doc_frequency(), info.weight(), info.min_length(), info.max_length(),
+                         info.max_weight())
+                matcher = reader.postings(field, term)
+                postings = []
+                while matcher.is_active():
+                    postings.append((ids[matcher.id()], matcher.weight(), matcher.value()))
+                    matcher.next()
+                found.setdefault((field, term), []).append((stats, postings))
+    return found
+
+
+def _write(folder, entries, codec) -> None:
+    folder.mkdir(parents=True)
+    ix = whoosh_index.create_in(str(folder), index.schema())
+    with index.EntryWriter(ix, limitmb=256, codec=codec) as writer:
+        for entry in entries:
+            writer.add_entry(json.dumps(entry, ensure_ascii=False))
+
+
+def test_flush_codec_writes_whooshs_postings(real_index, tmp_path):
+    """A segment flushed by FlushCodec (_FlushFieldWriter, _FlushLengths) holds the postings and term
+    statistics Whoosh's own W3 codec writes, for the entries of ../shared/realdata."""
+    entries = list(index.all_entries(real_index))
+    assert len(entries) > 100
+    _write(tmp_path / "w3", entries, W3Codec(compression=0))
+    _write(tmp_path / "flush", entries, index.FlushCodec(compression=0))
+    ours, whooshs = _postings(tmp_path / "flush"), _postings(tmp_path / "w3")
+    assert len(ours) > 1000
+    assert ours == whooshs
+
+
+def test_parallel_entry_writer_matches_one_process(real_index, tmp_path, monkeypatch):
+    """A full build by EntryMpWriter's workers (documents and spelling words made there) indexes the
+    same postings and writes the same "did you mean" words as one process does."""
+    entries = list(index.all_entries(real_index))
+    shapes = [(entry, json.dumps(entry, ensure_ascii=False), False) for entry in entries]
+    monkeypatch.setattr(index.os, "cpu_count", lambda: 2)
+    assert index.write_documents(tmp_path / "two", iter(shapes), create=True) == len(entries)
+    monkeypatch.setattr(index.os, "cpu_count", lambda: 1)
+    assert index.write_documents(tmp_path / "one", iter(shapes), create=True) == len(entries)
+    assert len(index.segments(tmp_path / "two")) == 2
+    assert len(index.segments(tmp_path / "one")) == 1
+    words = index.spelling_vocabulary(tmp_path / "two")
+    assert words == index.spelling_vocabulary(tmp_path / "one") == index.spelling_vocabulary(real_index)
+    assert not list((tmp_path / "two" / index.WHOOSH_DIR).glob("_words_*"))
+
+    def merged(folder):
+        # per term: the postings of every segment together, and the documents holding it
+        return {key: (sum(s[0][0] for s in parts), sorted(p for s in parts for p in s[1]))
+                for key, parts in _postings(folder / index.WHOOSH_DIR).items()}
+    assert merged(tmp_path / "two") == merged(tmp_path / "one")
