@@ -159,3 +159,30 @@ def test_best_hits_are_the_best_of_all_matches_where_whoosh_s_replacement_loses_
     every = [hit["id"] for hit in query.search(tmp_path, "strike", limit=5)]
     monkeypatch.setattr(matching, "top", _whoosh_top)
     assert [hit["id"] for hit in query.search(tmp_path, "strike", limit=5)] != every
+
+
+def test_boost_wrappers_folded_into_scorers_score_the_same(real_index):
+    """Every document of ``damage OR counter`` (boosted field clauses): the folded matcher has no
+    WrappingMatcher left and gives each document the very same score as Whoosh's wrapped one."""
+    from whoosh.matching import WrappingMatcher
+
+    def walk(matcher):
+        yield matcher
+        for side in ("a", "b", "child"):
+            if getattr(matcher, side, None) is not None:
+                yield from walk(getattr(matcher, side))
+
+    compared = 0
+    with index.searcher(real_index) as opened:
+        parsed = query.as_union_trees(query.parse(opened.schema, "damage OR counter"))
+        for sub, _ in opened.leaf_searchers():
+            wrapped = parsed.matcher(sub, opened.context()).replace(0)
+            folded = matching.without_boost_wrappers(parsed.matcher(sub, opened.context()).replace(0))
+            assert any(type(m) is WrappingMatcher for m in walk(wrapped))
+            assert not any(type(m) is WrappingMatcher for m in walk(folded))
+            while wrapped.is_active():
+                assert (folded.id(), folded.score()) == (wrapped.id(), wrapped.score())
+                wrapped.next(), folded.next()
+                compared += 1
+            assert not folded.is_active()
+    assert compared > 900
