@@ -82,15 +82,50 @@ def doc_field_length(self, docnum: int, fieldname: str, default=0):
     being looked up in the file for every posting scored. default: the answer for
     a field that keeps no lengths. Raises IndexError past the segment's documents.
     """
-    kept = self.__dict__.setdefault("_loaded_lengths", {})
-    lengths = kept.get(fieldname, False)
-    if lengths is False:
-        column = self._cached_reader(_lenfield(fieldname), LENGTHS_COLUMN)
-        lengths = kept[fieldname] = None if column is None else column.load()
+    lengths = _loaded_lengths(self, fieldname)
     if lengths is None:
         return default
     lbyte = lengths[docnum]
     return byte_to_length(lbyte) if lbyte else None
+
+
+def _loaded_lengths(perdoc: W3PerDocReader, fieldname: str):
+    """The field's length bytes for every document of the segment (read once, kept); None without lengths."""
+    kept = perdoc.__dict__.setdefault("_loaded_lengths", {})
+    lengths = kept.get(fieldname, False)
+    if lengths is False:
+        column = perdoc._cached_reader(_lenfield(fieldname), LENGTHS_COLUMN)
+        lengths = kept[fieldname] = None if column is None else column.load()
+    return lengths
+
+
+# Whoosh's length byte -> length; 0 (no length recorded) -> None, as W3PerDocReader answers.
+_LENGTH_OF_BYTE = (None, *(byte_to_length(b) for b in range(1, 256)))
+
+
+def with_lengths_in_memory(matcher, perdoc: W3PerDocReader):
+    """The matcher tree with each posting list's scorer reading document lengths straight from memory.
+
+    Whoosh's length scorers (BM25F: scoring.py WeightLengthScorer) ask
+    ``searcher.doc_field_length`` for every posting scored, four calls deep to
+    the per-document reader; here their ``dfl`` looks the length byte up in the
+    segment's loaded column (``_loaded_lengths``) and the byte up in a table:
+    the same lengths (default 1 for a field without lengths, as the scorer asks).
+    perdoc: the segment's per-document reader. Walks as without_boost_wrappers().
+    """
+    if isinstance(matcher, W3LeafMatcher):
+        scorer = matcher.scorer
+        scorer = getattr(scorer, "scorer", scorer)          # under a _BoostedScorer
+        if getattr(scorer, "dfl", None) is not None and matcher._term is not None:
+            lengths = _loaded_lengths(perdoc, matcher._term[0])
+            scorer.dfl = (lambda docnum: 1) if lengths is None else \
+                (lambda docnum, lengths=lengths, table=_LENGTH_OF_BYTE: table[lengths[docnum]])
+        return matcher
+    for side in ("a", "b", "child"):
+        child = getattr(matcher, side, None)
+        if isinstance(child, Matcher):
+            with_lengths_in_memory(child, perdoc)
+    return matcher
 
 
 class LiveTopCollector(collectors.TopCollector):
@@ -132,7 +167,8 @@ class LiveTopCollector(collectors.TopCollector):
         super().set_subsearcher(_unfiltered(subsearcher) if self.deleted else subsearcher, offset)
         # a word absent from a field of this segment is a NullMatcher inside a union, stepped over at
         # every posting; replace(0) removes such clauses and nothing else (no score bound at 0)
-        self.matcher = without_boost_wrappers(self.matcher.replace(0))
+        self.matcher = with_lengths_in_memory(without_boost_wrappers(self.matcher.replace(0)),
+                                              self.subsearcher.reader()._perdoc)
 
     def collect_matches(self):
         deleted = self.deleted

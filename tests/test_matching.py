@@ -161,9 +161,10 @@ def test_best_hits_are_the_best_of_all_matches_where_whoosh_s_replacement_loses_
     assert [hit["id"] for hit in query.search(tmp_path, "strike", limit=5)] != every
 
 
-def test_boost_wrappers_folded_into_scorers_score_the_same(real_index):
+def test_boost_wrappers_and_lengths_folded_into_scorers_score_the_same(real_index):
     """Every document of ``damage OR counter`` (boosted field clauses): the folded matcher has no
-    WrappingMatcher left and gives each document the very same score as Whoosh's wrapped one."""
+    WrappingMatcher left, its scorers read lengths from memory, and it gives each document the very
+    same score as Whoosh's wrapped one reading lengths through the searcher."""
     from whoosh.matching import WrappingMatcher
 
     def walk(matcher):
@@ -177,7 +178,11 @@ def test_boost_wrappers_folded_into_scorers_score_the_same(real_index):
         parsed = query.as_union_trees(query.parse(opened.schema, "damage OR counter"))
         for sub, _ in opened.leaf_searchers():
             wrapped = parsed.matcher(sub, opened.context()).replace(0)
-            folded = matching.without_boost_wrappers(parsed.matcher(sub, opened.context()).replace(0))
+            folded = matching.with_lengths_in_memory(
+                matching.without_boost_wrappers(parsed.matcher(sub, opened.context()).replace(0)),
+                sub.reader()._perdoc)
+            leaves = [m for m in walk(folded) if hasattr(m, "scorer") and m.scorer]
+            assert leaves and all(getattr(m.scorer, "scorer", m.scorer).dfl.__defaults__ for m in leaves)
             assert any(type(m) is WrappingMatcher for m in walk(wrapped))
             assert not any(type(m) is WrappingMatcher for m in walk(folded))
             while wrapped.is_active():
