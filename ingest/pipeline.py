@@ -59,6 +59,32 @@ def gc_paused():
             gc.enable()
 
 
+def release_free_memory() -> bool:
+    """Give the C heap's free pages back to the system (glibc ``malloc_trim(0)``; a memory saving).
+
+    Python returns its small-object arenas to the system when they empty, but
+    larger blocks (big lists, dict tables, long texts, numpy buffers) come from
+    the C heap, whose freed pages stay resident in the process: after dedup frees
+    its tables the process would keep them while the entries are made, and every
+    Whoosh worker forked later counts them again in its resident size. Values
+    are untouched. Returns False where there is no glibc (then it does nothing).
+    """
+    global _malloc_trim
+    if _malloc_trim is None:
+        try:
+            import ctypes
+            _malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _malloc_trim = False
+    if not _malloc_trim:
+        return False
+    _malloc_trim(0)
+    return True
+
+
+_malloc_trim = None
+
+
 @gc_paused()
 def build_entries(rulings: list[Ruling], previous_ids: dict[tuple, str] | None = None,
                   aliases: dict[str, list[str]] | None = None,
@@ -310,6 +336,7 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     grouper.release_tables()          # the LSH tables and leader forms are rebuilt when next needed
     if everything:
         touched = set(grouper.groups)
+    release_free_memory()              # what dedup freed goes back before entries are made
     clock.lap("dedup")
     # build the touched entries
     entries = _materialize(corpus, sorted(touched), pool, fetch)

@@ -41,3 +41,11 @@ def test_infos_with_shared_values_equal_the_plain_ones(shared):
     assert shared_infos == [_info(entry) for entry in entries] and len(shared_infos) > 800
     assert len({id(i.langs) for i in shared_infos}) == len({tuple(i.langs.items()) for i in shared_infos}) < 30
     assert len({id(i.sets) for i in shared_infos}) == len({i.sets for i in shared_infos})
+
+
+def test_release_free_memory_trims_the_c_heap_where_glibc_is():
+    import platform
+
+    from ingest.pipeline import release_free_memory
+
+    assert release_free_memory() is (platform.libc_ver()[0] == "glibc")
