@@ -453,6 +453,7 @@ def dedup(rulings: list[Ruling]) -> list[Entry]:
         by_text[key].append(ruling)
     grouper = Grouper()
     grouper.add(list(by_text))
+    grouper.release_tables()
     order = list(grouper.groups)
     entries = [grouper.entry(g, by_text) for g in order]
     position = {g: i for i, g in enumerate(order)}
@@ -552,6 +553,17 @@ class Grouper:
             if number != target and self._link(number, target, verdict):
                 touched.add(number)
         return touched
+
+    def release_tables(self) -> None:
+        """Drop the LSH band tables and the leaders' comparison forms (memory saving).
+
+        Both are working structures of ``add``: at a million rulings they hold
+        hundreds of MB (16 band dicts over 250,000 leaders, a token tuple per
+        leader) that nothing needs once the texts are placed. They are rebuilt
+        from the groups' signatures and leaders on the next ``add`` or
+        ``remove`` (as after unpickling), so the grouping is unchanged.
+        """
+        self._forms, self._bands = {}, None
 
     def _leader_form(self, number: int) -> Form:
         """The comparison form of a group's leader, kept per group (not pickled; rebuilt on use)."""

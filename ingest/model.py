@@ -66,17 +66,20 @@ class Variant:
     similarity: float = 1.0
 
 
-@dataclass
+@dataclass(slots=True)
 class Related:
-    """A close but different entry, and the guard (reason) that kept them apart."""
+    """A close but different entry, and the guard (reason) that kept them apart.
+
+    slots: up to five per entry, over a million at a million rulings (a memory saving).
+    """
 
     id: str
     reason: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Translation:
-    """A linked entry in another language."""
+    """A linked entry in another language (slots, as Related)."""
 
     id: str
     lang: str

@@ -59,6 +59,32 @@ def gc_paused():
             gc.enable()
 
 
+def release_free_memory() -> bool:
+    """Give the C heap's free pages back to the system (glibc ``malloc_trim(0)``; a memory saving).
+
+    Python returns its small-object arenas to the system when they empty, but
+    larger blocks (big lists, dict tables, long texts, numpy buffers) come from
+    the C heap, whose freed pages stay resident in the process: after dedup frees
+    its tables the process would keep them while the entries are made, and every
+    Whoosh worker forked later counts them again in its resident size. Values
+    are untouched. Returns False where there is no glibc (then it does nothing).
+    """
+    global _malloc_trim
+    if _malloc_trim is None:
+        try:
+            import ctypes
+            _malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _malloc_trim = False
+    if not _malloc_trim:
+        return False
+    _malloc_trim(0)
+    return True
+
+
+_malloc_trim = None
+
+
 @gc_paused()
 def build_entries(rulings: list[Ruling], previous_ids: dict[tuple, str] | None = None,
                   aliases: dict[str, list[str]] | None = None,
@@ -265,10 +291,13 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     mismatches: dict[int, list[Ruling]] = {}
     # lingua's earlier answers: a re-read or changed file does not load its models again for known texts
     corpus.languages = remember_decisions(getattr(corpus, "languages", None) or {})
+    shared: dict = {}
     for number, rulings in added.items():
+        share_strings(rulings, shared)
         # one source at a time (the same decisions as all at once: the word counts are complete),
         # so that no map from every added ruling to its source is needed
         _, rejected = normalise(rulings, corpus.words)
+        share_strings(rulings, shared, normalised=True)
         if rejected:
             rejections[number] = rejected
         dropped = {id(rejection.ruling) for rejection in rejected}
@@ -279,12 +308,13 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
             kept_refs.append((number, index))
             if declared_disagrees(ruling.declared_lang, ruling.lang):
                 mismatches.setdefault(number, []).append(ruling)
+    del shared
     changed_sets = {r.set_code.upper() for r in kept if r.set_code}
     changed_sets |= {r.set_code.upper() for rulings in removed.values() for r in rulings if r.set_code}
     clock.lap("normalise")
     # place the texts: orphans and new texts in rank order
     orphan_rulings = fetch([ref for key in orphans for ref in corpus.refs[key]])
-    best: dict[tuple[str, str], tuple] = {}
+    best: dict[tuple[str, str], tuple | None] = {}
     for key, old in orphans.items():
         best[key] = min(rank(orphan_rulings[ref]) for ref in corpus.refs[key])
         for ref in corpus.refs[key]:
@@ -297,10 +327,16 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
         if key in grouper.group_of:
             touched.add(grouper.group_of[key])
         elif key not in best:
-            best[key] = rank(ruling)
-    touched |= grouper.add(sorted(best, key=best.get))
+            # without orphans the first appearance in rank order is already the order by best rank,
+            # so no rank tuple need be kept per text (memory and time at a million rulings)
+            best[key] = rank(ruling) if orphans else None
+    del kept, kept_refs, orphan_rulings
+    touched |= grouper.add(sorted(best, key=best.get) if orphans else list(best))
+    del best
+    grouper.release_tables()          # the LSH tables and leader forms are rebuilt when next needed
     if everything:
         touched = set(grouper.groups)
+    release_free_memory()              # what dedup freed goes back before entries are made
     clock.lap("dedup")
     # build the touched entries
     entries = _materialize(corpus, sorted(touched), pool, fetch)
@@ -317,8 +353,10 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     clock.lap("ids")
     tag(list(entries.values()))
     before = {g: info[g] for g in entries if g in info}
+    alike: dict = {}
     for g, entry in entries.items():
-        info[g] = _info(entry)
+        info[g] = _info(entry, alike)
+    del alike
     clock.lap("tag")
     zh_after = frozenset().union(*(i.zh_sets for i in info.values())) if info else frozenset()
     new_groups = [g for g in entries if g not in before]
@@ -370,6 +408,36 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     return Update([rewrite[g] for g in sorted(rewrite)], deleted, rejections, mismatches)
 
 
+def share_strings(rulings: list[Ruling], table: dict, normalised: bool = False) -> None:
+    """Make equal string values of the rulings' fields one object (in place; a memory saving).
+
+    Rulings arrive from the readers (and from worker processes, through pickle)
+    with a string object per ruling and field, although most values repeat: a
+    few hundred set codes and dates, a card name and oracle id per printing, and
+    the same text on every printing of a card (about 4 rulings per entry at a
+    million rulings). table maps a value to the object kept for it (one table
+    per ingest); values are equal before and after, so nothing downstream
+    changes. normalised=False: the fields as read (text, date, set code, card,
+    oracle id, publisher, declared language); True: the fields normalise()
+    fills (match, repaired_text).
+    """
+    keep = table.setdefault
+    if normalised:
+        for r in rulings:
+            r.match = keep(r.match, r.match)
+            if r.repaired_text is not None:
+                r.repaired_text = keep(r.repaired_text, r.repaired_text)
+        return
+    for r in rulings:
+        r.text = keep(r.text, r.text)
+        r.date = keep(r.date, r.date)
+        r.set_code = keep(r.set_code, r.set_code)
+        r.card = keep(r.card, r.card)
+        r.oracle_id = keep(r.oracle_id, r.oracle_id)
+        r.publisher = keep(r.publisher, r.publisher)
+        r.declared_lang = keep(r.declared_lang, r.declared_lang)
+
+
 class _Pool:
     """The rulings being added, by Ref (source number, index): a view of ``added``, so that no
     dict over every added ruling is built."""
@@ -414,10 +482,22 @@ def _related(partners: dict[int, tuple[float, str]], ids: dict[int, str]) -> lis
     return [Related(id=other, reason=reason) for _, other, reason in found[:MAX_RELATED]]
 
 
-def _info(entry: Entry) -> GroupInfo:
+def _info(entry: Entry, alike: dict | None = None) -> GroupInfo:
+    """What is remembered of a formed entry (GroupInfo).
+
+    alike: a table shared over the entries of one update, so that equal set
+    collections, source numbers, language counts and mechanics are one object
+    each (a memory saving: most of the 250,000 infos of a million rulings have
+    no Chinese sets and the same few language counts and mechanics; the values
+    are only read, never changed in place, and pickle keeps the sharing in the
+    state).
+    """
+    keep = (lambda value: value) if alike is None else (lambda value: alike.setdefault(value, value))
     zh_sets = {v.ruling.set_code.upper() for v in entry.variants
                if v.ruling.set_code and v.ruling.lang.startswith("zh")}
-    return GroupInfo(entry.id, entry.lang, entry.text, frozenset(s.upper() for s in entry.sets),
-                     frozenset(zh_sets), entry.sources, dict(Counter(v.ruling.lang for v in entry.variants)),
-                     tuple(entry.mechanics), len(entry.variants),
+    counts = tuple(Counter(v.ruling.lang for v in entry.variants).items())
+    langs = dict(counts) if alike is None else alike.setdefault(("langs", counts), dict(counts))
+    return GroupInfo(entry.id, entry.lang, entry.text, keep(frozenset(s.upper() for s in entry.sets)),
+                     keep(frozenset(zh_sets)), keep(entry.sources), langs,
+                     keep(tuple(entry.mechanics)), len(entry.variants),
                      (), tuple(entry.aliases))

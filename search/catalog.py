@@ -610,7 +610,7 @@ def update_entries(index_dir: Path, state: State, added: list[SourceRecord], rem
     deleted. Returns the index changes {"added", "deleted", "kept"}; timings,
     when given, receives the seconds of each stage.
     """
-    from ingest.pipeline import update_corpus
+    from ingest.pipeline import release_free_memory, update_corpus
 
     store = RulingStore(index_dir)
     full = full or not index.exists(index_dir)
@@ -635,6 +635,7 @@ def update_entries(index_dir: Path, state: State, added: list[SourceRecord], rem
     if timings is not None:
         timings["store"] = time.perf_counter() - mark
     mark = time.perf_counter()
+    release_free_memory()           # before the Whoosh workers fork: each would count the freed pages again
     changes = write_index(index_dir, state, result.entries, result.deleted, full)
     if timings is not None:
         timings["index"] = time.perf_counter() - mark

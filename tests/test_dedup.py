@@ -222,3 +222,31 @@ def test_rank_order_is_the_order_of_rank(shared):
     kept, _ = normalise(rulings + rulings[-50:])              # repeated rulings: ties keep input order
     assert any(r.repairs for r in kept) and any(r.publisher == "scryfall" for r in kept)
     assert rank_order(kept) == sorted(range(len(kept)), key=lambda i: rank(kept[i]))
+
+
+def test_grouper_places_texts_the_same_after_its_tables_are_released(shared):
+    """release_tables() drops the LSH tables and leader forms; the next add rebuilds them and
+    places the texts exactly as a grouper that kept them (groups, members, links)."""
+    from ingest.dedup import Grouper, rank_order
+    from ingest.normalise import normalise
+
+    rulings = []
+    for name in ("XLN.json", "KLD.json", "AER.json"):
+        rulings += read_file(shared / "realdata" / "mtgjson3-sets" / name).rulings
+    kept, _ = normalise(rulings)
+    keys = list(dict.fromkeys(("zh" if kept[i].lang.startswith("zh") else kept[i].lang, kept[i].match)
+                              for i in rank_order(kept)))
+    kept_tables, released = Grouper(), Grouper()
+    half = len(keys) // 2
+    kept_tables.add(keys[:half])
+    released.add(keys[:half])
+    released.release_tables()
+    assert released._bands is None and released._forms == {}
+    earlier = set(released.groups)
+    touched = released.add(keys[half:])
+    assert touched == kept_tables.add(keys[half:])
+    assert released._bands is not None
+    assert touched & earlier                                    # later texts joined earlier leaders
+    shape = lambda g: ({n: (x.leader, x.members) for n, x in g.groups.items()}, g.group_of, g.links)
+    assert shape(released) == shape(kept_tables)
+    assert len(released.groups) < len(keys) and any(released.links.values())

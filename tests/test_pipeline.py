@@ -1,0 +1,51 @@
+"""ingest/pipeline.py: the memory savings of update_corpus keep every value as it was."""
+
+from dataclasses import astuple
+
+from ingest.dedup import dedup
+from ingest.normalise import normalise
+from ingest.pipeline import _info, share_strings
+from ingest.read import read_file
+
+
+def _real_rulings(shared, names=("XLN.json", "KLD.json")):
+    return [r for name in names for r in read_file(shared / "realdata" / "mtgjson3-sets" / name).rulings]
+
+
+def test_share_strings_keeps_every_value_and_makes_equal_ones_one_object(shared):
+    rulings = _real_rulings(shared) + _real_rulings(shared)        # every ruling twice, as separate objects
+    half = len(rulings) // 2
+    assert rulings[0].text == rulings[half].text and rulings[0].text is not rulings[half].text
+    before = [astuple(r) for r in rulings]
+    table: dict = {}
+    share_strings(rulings, table)
+    assert [astuple(r) for r in rulings] == before
+    normalise(rulings)
+    matched = [astuple(r) for r in rulings]
+    assert matched != before                                       # normalise filled match
+    share_strings(rulings, table, normalised=True)
+    assert [astuple(r) for r in rulings] == matched
+    for a, b in zip(rulings[:half], rulings[half:]):
+        assert a.text is b.text and a.match is b.match and a.set_code is b.set_code and a.date is b.date
+    assert len({id(r.set_code) for r in rulings}) == 2                 # XLN and KLD
+    assert len({id(r.date) for r in rulings}) == len({r.date for r in rulings})
+
+
+def test_infos_with_shared_values_equal_the_plain_ones(shared):
+    entries = dedup(normalise(_real_rulings(shared, ("XLN.json", "KLD.json", "AER.json")))[0])
+    for entry in entries:
+        entry.sources = frozenset({0})
+        entry.mechanics = sorted({v.ruling.set_code for v in entry.variants})[:1]
+    alike: dict = {}
+    shared_infos = [_info(entry, alike) for entry in entries]
+    assert shared_infos == [_info(entry) for entry in entries] and len(shared_infos) > 800
+    assert len({id(i.langs) for i in shared_infos}) == len({tuple(i.langs.items()) for i in shared_infos}) < 30
+    assert len({id(i.sets) for i in shared_infos}) == len({i.sets for i in shared_infos})
+
+
+def test_release_free_memory_trims_the_c_heap_where_glibc_is():
+    import platform
+
+    from ingest.pipeline import release_free_memory
+
+    assert release_free_memory() is (platform.libc_ver()[0] == "glibc")
