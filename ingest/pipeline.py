@@ -63,7 +63,7 @@ def release_free_memory() -> bool:
     """Give the C heap's free pages back to the system (glibc ``malloc_trim(0)``; a memory saving).
 
     Python returns its small-object arenas to the system when they empty, but
-    larger blocks (big lists, dict tables, long texts, numpy buffers) come from
+    larger blocks (big lists, dict tables, long texts) come from
     the C heap, whose freed pages stay resident in the process: after dedup frees
     its tables the process would keep them while the entries are made, and every
     Whoosh worker forked later counts them again in its resident size. Values
