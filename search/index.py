@@ -17,8 +17,12 @@ from typing import Iterable, Iterator
 
 from whoosh import index as whoosh_index
 from whoosh.codec.base import OutOfOrderError
-from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3Codec, W3FieldWriter, W3PerDocReader, W3Segment, _lenfield
-from whoosh.util.numeric import byte_to_length
+from whoosh.codec.whoosh3 import (
+    W3Codec,
+    W3FieldWriter,
+    W3PerDocReader,
+    W3Segment,
+)
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from whoosh.multiproc import MpWriter, SubWriterTask
 from whoosh.writing import SegmentWriter
@@ -26,8 +30,20 @@ from whoosh.writing import SegmentWriter
 from ingest.errors import DamagedIndex
 from ingest.model import Entry, entry_to_dict
 from search import folder as index_folder
-from search.analysis import TermPositions, card_key, name_analyzer, rulings_analyzer, unstemmed_words
-from search.languages import field_for, keep_segmenter_cache_in, schema_fields, text_fields
+from search import matching
+from search.analysis import (
+    TermPositions,
+    card_key,
+    name_analyzer,
+    rulings_analyzer,
+    unstemmed_words,
+)
+from search.languages import (
+    field_for,
+    keep_segmenter_cache_in,
+    schema_fields,
+    text_fields,
+)
 
 WHOOSH_DIR = "whoosh"
 # The "did you mean" vocabulary beside the Whoosh folder: UTF-8, one folded word per line, sorted.
@@ -332,7 +348,7 @@ class _FlushFieldWriter(W3FieldWriter):
                 writer._maxweight = weight
             if value:
                 writer._values.append(value)
-            length = _LENGTH_OF_BYTE[column[docnum]] if column is not None else 0
+            length = matching.LENGTH_OF_BYTE[column[docnum]] if column is not None else 0
             if length:
                 if writer._minlength is None or length < writer._minlength:
                     writer._minlength = length
@@ -345,30 +361,15 @@ class _FlushFieldWriter(W3FieldWriter):
 
 
 class _FlushLengths(W3PerDocReader):
-    """A per-document reader whose doc_field_length() reads each field's length column once."""
-
-    def __init__(self, storage, segment):
-        super().__init__(storage, segment)
-        self._lengths: dict[str, object] = {}
+    """A per-document reader whose doc_field_length() reads each field's length column once
+    (search/matching.py, which also serves every search once installed)."""
 
     def column(self, fieldname):
         """The field's length bytes (one per document), or None for a field that keeps no lengths."""
-        lengths = self._lengths.get(fieldname, False)
-        if lengths is False:
-            column = self._cached_reader(_lenfield(fieldname), LENGTHS_COLUMN)
-            lengths = self._lengths[fieldname] = None if column is None else column.load()
-        return lengths
+        return matching.loaded_lengths(self, fieldname)
 
     def doc_field_length(self, docnum, fieldname, default=0):
-        lengths = self.column(fieldname)
-        if lengths is None:
-            return default
-        lbyte = lengths[docnum]
-        return byte_to_length(lbyte) if lbyte else None
-
-
-# A length byte's field length as _FlushLengths.doc_field_length() gives it (None for byte 0).
-_LENGTH_OF_BYTE = [byte_to_length(b) if b else None for b in range(256)]
+        return matching.doc_field_length(self, docnum, fieldname, default)
 
 
 MERGE_FACTOR = 4

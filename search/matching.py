@@ -82,15 +82,16 @@ def doc_field_length(self, docnum: int, fieldname: str, default=0):
     being looked up in the file for every posting scored. default: the answer for
     a field that keeps no lengths. Raises IndexError past the segment's documents.
     """
-    lengths = _loaded_lengths(self, fieldname)
+    lengths = loaded_lengths(self, fieldname)
     if lengths is None:
         return default
     lbyte = lengths[docnum]
     return byte_to_length(lbyte) if lbyte else None
 
 
-def _loaded_lengths(perdoc: W3PerDocReader, fieldname: str):
-    """The field's length bytes for every document of the segment (read once, kept); None without lengths."""
+def loaded_lengths(perdoc: W3PerDocReader, fieldname: str):
+    """The field's length bytes for every document of the segment (read once, kept with the per-document
+    reader); None for a field that keeps no lengths. search/index.py's flush reads lengths through it too."""
     kept = perdoc.__dict__.setdefault("_loaded_lengths", {})
     lengths = kept.get(fieldname, False)
     if lengths is False:
@@ -100,7 +101,7 @@ def _loaded_lengths(perdoc: W3PerDocReader, fieldname: str):
 
 
 # Whoosh's length byte -> length; 0 (no length recorded) -> None, as W3PerDocReader answers.
-_LENGTH_OF_BYTE = (None, *(byte_to_length(b) for b in range(1, 256)))
+LENGTH_OF_BYTE = (None, *(byte_to_length(b) for b in range(1, 256)))
 
 
 def with_lengths_in_memory(matcher, perdoc: W3PerDocReader):
@@ -109,7 +110,7 @@ def with_lengths_in_memory(matcher, perdoc: W3PerDocReader):
     Whoosh's length scorers (BM25F: scoring.py WeightLengthScorer) ask
     ``searcher.doc_field_length`` for every posting scored, four calls deep to
     the per-document reader; here their ``dfl`` looks the length byte up in the
-    segment's loaded column (``_loaded_lengths``) and the byte up in a table:
+    segment's loaded column (``loaded_lengths``) and the byte up in a table:
     the same lengths (default 1 for a field without lengths, as the scorer asks).
     perdoc: the segment's per-document reader. Walks as without_boost_wrappers().
     """
@@ -117,9 +118,9 @@ def with_lengths_in_memory(matcher, perdoc: W3PerDocReader):
         scorer = matcher.scorer
         scorer = getattr(scorer, "scorer", scorer)          # under a _BoostedScorer
         if getattr(scorer, "dfl", None) is not None and matcher._term is not None:
-            lengths = _loaded_lengths(perdoc, matcher._term[0])
+            lengths = loaded_lengths(perdoc, matcher._term[0])
             scorer.dfl = (lambda docnum: 1) if lengths is None else \
-                (lambda docnum, lengths=lengths, table=_LENGTH_OF_BYTE: table[lengths[docnum]])
+                (lambda docnum, lengths=lengths, table=LENGTH_OF_BYTE: table[lengths[docnum]])
         return matcher
     for side in ("a", "b", "child"):
         child = getattr(matcher, side, None)
