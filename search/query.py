@@ -24,7 +24,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rapidfuzz import fuzz, process
 from whoosh import highlight, qparser
 from whoosh.matching import ListMatcher, NullMatcher
 from whoosh.matching.wrappers import ConstantScoreWrapperMatcher
@@ -35,7 +34,6 @@ from whoosh.reading import TermNotFound
 
 from ingest.errors import QueryError
 from ingest.model import LANGUAGES
-from ingest.tag import vocabulary
 from search import index, matching
 from search.analysis import RulingsTokenizer, card_key, fold, terms
 from search.languages import field_for
@@ -79,6 +77,9 @@ def card_filter(name: str) -> Query:
 
 def mechanic_id(name: str) -> str:
     """The mechanic id for an id, printed name or Chinese name; QueryError names the closest ids."""
+    from rapidfuzz import process        # a mechanic filter or its suggestion only: not on a word search's path
+
+    from ingest.tag import vocabulary
     wanted = re.sub(r"[\s_]+", "-", name.strip().lower())
     for mechanic in vocabulary():
         if wanted == mechanic.id or fold(name.strip()) == fold(mechanic.name) or name.strip() in mechanic.zh:
@@ -645,6 +646,7 @@ def suggestions(index_dir: Path, text: str, limit: int = 3) -> list[str]:
         missing = [w for w in wanted if not _live(reader, w)]
         if not missing:
             return []
+        from rapidfuzz import fuzz, process
         vocabulary_words = index.spelling_vocabulary(index_dir)
         found: list[str] = []
         for word in missing:
@@ -740,6 +742,7 @@ def card_suggestions(index_dir: Path, name: str, limit: int = 3) -> list[str]:
         for fields in searcher.all_stored_fields():
             for card in json.loads(fields["entry"])["cards"]:
                 names.setdefault(card_key(card), card)
+    from rapidfuzz import fuzz, process
     found = process.extract(key, list(names), scorer=fuzz.ratio, limit=limit, score_cutoff=60)
     return [names[k] for k, _, _ in found]
 

@@ -5,10 +5,11 @@ import json
 import subprocess
 import sys
 
-# The query language needs the mechanic vocabulary (ingest/tag.py) and rapidfuzz for suggestions (about
-# 20 ms together); these are what it must not load.
+# What a word search must not load. The mechanic vocabulary (ingest/tag.py) and rapidfuzz (about 20 ms
+# of a cold search together) load only for a mechanic filter, a suggestion or the mechanics command.
 HEAVY = ("jieba", "opencc", "lingua", "datasketch", "docx", "pypdf", "bs4", "ijson", "httpx", "rich",
-         "ingest.pipeline", "ingest.dedup", "ingest.read", "search.update", "search.fetch")
+         "ingest.pipeline", "ingest.dedup", "ingest.read", "search.update", "search.fetch",
+         "ingest.tag", "rapidfuzz")
 
 PROGRAM = """
 import contextlib, io, json, sys

@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 
 import click
-from rapidfuzz import process
 
 from ingest.errors import UnknownMechanic
-from ingest.tag import find_mechanic, vocabulary
 from search import query
 from search.commands.options import entry_block, index_option, ready_index
 
@@ -42,6 +40,8 @@ def mechanics(name, lang, fmt, index_dir):
 
 def mechanic_rows(counts: dict[str, int]) -> list[dict]:
     """``[{"id", "name", "kind", "count"}]`` grouped by kind (KIND_HEADINGS order), most entries first."""
+    from ingest.tag import vocabulary           # imported here: every command loads this module
+
     vocab = {m.id: m for m in vocabulary()}
     order = list(KIND_HEADINGS)
     rows = [{"id": m, "name": vocab[m].name if m in vocab else m,
@@ -64,6 +64,9 @@ def show_mechanic(index_dir, mechanic_id: str, lang: str | None, fmt: str) -> No
 
 def resolve_mechanic(name: str) -> str:
     """The mechanic id for an id, printed name, form or Chinese name; UnknownMechanic names the closest ids."""
+    from rapidfuzz import process
+
+    from ingest.tag import find_mechanic, vocabulary
     mechanic = find_mechanic(name)
     if mechanic is not None:
         return mechanic.id
