@@ -32,7 +32,11 @@ calls it when it is imported, so every search of the process uses it.
 from __future__ import annotations
 
 import copy
-from bisect import bisect_left
+import heapq
+from pickle import loads
+from array import array
+from bisect import bisect_left, bisect_right, insort
+from itertools import accumulate
 
 from whoosh import collectors
 from whoosh.codec.whoosh3 import (
@@ -41,7 +45,14 @@ from whoosh.codec.whoosh3 import (
     W3PerDocReader,
     _lenfield,
 )
+from whoosh.formats import Positions
 from whoosh.matching import Matcher, ReadTooFar, WrappingMatcher
+from whoosh.query import And, Not, Or, Phrase, Term
+from whoosh.query.compound import DefaultOr
+from whoosh.query.spans import Span, SpanNear2
+from whoosh.query.wrappers import ConstantScoreQuery
+from whoosh.reading import TermNotFound
+from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 from whoosh.util.numeric import byte_to_length
 
@@ -241,14 +252,469 @@ def _unfiltered(subsearcher: Searcher) -> Searcher:
     return made
 
 
-def top(searcher: Searcher, query, limit: int):
-    """Whoosh Results of the query's ``limit`` best-scored live documents (LiveTopCollector)."""
-    collector = LiveTopCollector(limit=limit)
-    searcher.search_with_collector(query, collector)
-    return collector.results()
-
-
 def install() -> None:
     """Make Whoosh's W3 matcher skip by bisection and read field lengths from memory; safe to call again."""
     W3LeafMatcher.skip_to = skip_to
     W3PerDocReader.doc_field_length = doc_field_length
+
+
+# ---------------------------------------------------------------- term-at-a-time scoring
+
+def top(searcher: Searcher, query, limit: int):
+    """Whoosh Results of the query's ``limit`` best-scored live documents, best first.
+
+    Scored term at a time (``SegmentScores``): each word's whole posting list is
+    read block by block and scored in one pass, and ORs and ANDs combine the
+    documents' scores in dictionaries, instead of Whoosh's document-at-a-time
+    matcher tree, which steps, skips and scores every posting through several
+    Python method calls. Every match is scored (no replacement, no block-quality
+    skipping; LiveTopCollector says why those lost hits). The scores are
+    Whoosh's BM25F scores of the same query: the same formula on the same
+    weights, lengths and statistics, summed in clause order (Whoosh sums in the
+    order of its matcher tree, so a score can differ in its last bit). Ties go to
+    the lower document number, as in Whoosh's TopCollector. Query nodes it does
+    not score itself (phrases, ranges, anything unusual) are matched by Whoosh's
+    own matcher for that node and its documents' scores taken as they are.
+    """
+    from whoosh.searching import Results
+
+    context = searcher.context()
+    stats: dict = {}
+    best: list[tuple[float, int]] = []
+    for subsearcher, offset in searcher.leaf_searchers():
+        reader = subsearcher.reader()
+        deleted = reader.deleted_docs_set if reader.has_deletions() else ()
+        plain = _unfiltered(subsearcher) if deleted else subsearcher
+        scores = SegmentScores(searcher, plain, context, stats).scores(query)
+        for docnum in deleted:
+            scores.pop(docnum, None)
+        best.extend(_best(scores, limit, offset))
+    best.sort(key=_best_first)
+    return Results(searcher, query, [(score, docnum) for score, docnum in best[:limit]])
+
+
+def _best_first(item: tuple[float, int]) -> tuple[float, int]:
+    return -item[0], item[1]
+
+
+def _best(scores: dict[int, float], limit: int, offset: int) -> list[tuple[float, int]]:
+    """The (score, offset + docnum) of the ``limit`` best documents of one segment, with every document
+    that ties the last of them (the final order decides between ties)."""
+    if len(scores) > limit:
+        floor = min(heapq.nlargest(limit, scores.values())) if limit > 0 else float("inf")
+        return [(score, offset + docnum) for docnum, score in scores.items() if score >= floor]
+    return [(score, offset + docnum) for docnum, score in scores.items()]
+
+
+class SegmentScores:
+    """The scores of a query's matching documents in one segment: ``scores(query) -> {docnum: score}``.
+
+    searcher: the top searcher (global statistics: idf, average field lengths, as
+    Whoosh's BM25FScorer takes them from the parent); segment: the searcher of
+    one segment whose posting lists are not filtered by deletions (the caller
+    drops deleted documents); context: the search context (its weighting);
+    stats: a dict shared by the segments of one search (per-term constants).
+
+    Term (exact class): the posting list read whole, each posting scored with
+    BM25F (whoosh scoring.py ``bm25``, the field's B, K1, the term's idf, the
+    document's field length from the length column held in memory); a field
+    that is not scorable scores the weight, as Whoosh's WeightScorer does; times
+    the term's boost when it is not 1. Or: each document's scores of the clauses
+    it matches, summed. And: documents matching every clause, scores summed; a
+    Not clause removes its documents and adds 1.0 (Whoosh's InverseMatcher
+    weight). ConstantScoreQuery (query.py's Unscored filter): its child's
+    documents, each scored the query's constant. An Or or And of two or more
+    clauses multiplies by its boost, as Whoosh's compound matcher does.
+    """
+
+    def __init__(self, searcher: Searcher, segment: Searcher, context, stats: dict):
+        self.searcher, self.segment, self.context, self.stats = searcher, segment, context, stats
+        self.reader = segment.reader()
+        self.weighting = context.weighting
+        self.infos: dict[tuple[str, bytes], object] = {}
+
+    def scores(self, query, scored: bool = True, within: Within | None = None) -> dict[int, float]:
+        """{docnum in the segment: score} of every document matching the query (scores 0.0 when not
+        scored). within: when given, only documents of it are asked for (others may be returned too:
+        the caller intersects), so posting blocks holding none of them are not read."""
+        kind = type(query)
+        if kind is Term:
+            return self._term(query, scored, within)
+        if kind in (Or, DefaultOr, And) and (kind is And or not (query.minmatch or query.scale)):
+            subqueries = query.subqueries
+            if len(subqueries) < 2:
+                return self.scores(subqueries[0], scored, within) if subqueries else {}
+            if kind is And:
+                found = self._and(subqueries, scored, within)
+            else:
+                found = _weighted_tree([(self._size(q), self.scores(q, scored, within)) for q in subqueries],
+                                       _union)
+            if scored and query.boost != 1.0:
+                boost = query.boost
+                return {docnum: score * boost for docnum, score in found.items()}
+            return found
+        if kind is Phrase:
+            return self._phrase(query, scored, within)
+        if isinstance(query, ConstantScoreQuery):
+            return dict.fromkeys(self.scores(query.child, False, within), query.score if scored else 0.0)
+        if kind is Not:
+            excluded = self.scores(query.query, False, within)
+            return dict.fromkeys(self._all(within).difference(excluded), 1.0 if scored else 0.0)
+        return self._whoosh(query, scored, within)
+
+    def _and(self, clauses, scored: bool, within: Within | None) -> dict[int, float]:
+        """An AND: its smallest clause is matched first and the others only within its documents; the
+        parts are then combined in the shape of Whoosh's intersection tree (weights: minus the sizes)."""
+        sizes = [self._size(q) for q in clauses]
+        values: list = [None] * len(clauses)
+        order = sorted(range(len(clauses)), key=lambda i: (type(clauses[i]) is Not, sizes[i]))
+        for i in order:
+            clause = clauses[i]
+            if type(clause) is Not:
+                values[i] = _Excluded(self.scores(clause.query, False, within), 1.0 if scored else 0.0)
+                continue
+            values[i] = found = self.scores(clause, scored, within)
+            if not found:
+                return {}
+            within = Within(found if within is None else within.docnums.intersection(found))
+        found = _weighted_tree([(-size, value) for size, value in zip(sizes, values)], _intersection)
+        if isinstance(found, _Excluded):
+            return dict.fromkeys(self._all(within).difference(found.docnums), found.score)
+        return found
+
+    def _size(self, query) -> int:
+        """Whoosh's estimate_size of the query in this segment (the weights of its matcher trees)."""
+        if type(query) is Term and query.fieldname in self.segment.schema:
+            try:
+                btext = self.segment.schema[query.fieldname].to_bytes(query.text)
+            except ValueError:
+                return 0
+            info = self._term_info(query.fieldname, btext)
+            return 0 if info is None else info.doc_frequency()
+        return query.estimate_size(self.reader)
+
+    def _term_info(self, fieldname: str, btext: bytes):
+        """The term's W3TermInfo in this segment, or None; looked up once per search and segment."""
+        key = (fieldname, btext)
+        if key not in self.infos:
+            try:
+                self.infos[key] = self.reader._terms.term_info(fieldname, btext)
+            except TermNotFound:
+                self.infos[key] = None
+        return self.infos[key]
+
+    def _postings(self, fieldname: str, btext: bytes):
+        """The term's posting list in this segment (a W3LeafMatcher without a scorer), or None."""
+        if not hasattr(self.reader, "_terms"):
+            try:
+                return self.reader.postings(fieldname, btext)
+            except TermNotFound:
+                return None
+        info = self._term_info(fieldname, btext)
+        if info is None:
+            return None
+        terms = self.reader._terms
+        return terms._codec.postings_reader(terms._postfile, info, self.segment.schema[fieldname].format,
+                                            term=(fieldname, btext), scorer=None)
+
+    def _all(self, within: Within | None) -> set[int]:
+        return set(range(self.reader.doc_count_all())) if within is None else set(within.docnums)
+
+    def _term(self, query, scored: bool, within: Within | None) -> dict[int, float]:
+        fieldname = query.fieldname
+        schema = self.segment.schema
+        if fieldname not in schema:
+            return {}
+        field = schema[fieldname]
+        try:
+            btext = field.to_bytes(query.text)
+        except ValueError:
+            return {}
+        postings = self._postings(fieldname, btext)
+        if postings is None:
+            return {}
+        if not isinstance(postings, W3LeafMatcher) or (scored and type(self.weighting) is not BM25F
+                                                       and field.scorable):
+            return self._whoosh(query, scored, within)
+        docnums, weights, _ = _read_postings(postings, within)
+        if not scored:
+            return dict.fromkeys(docnums, 0.0)
+        if field.scorable:
+            idf, norms = self._bm25_constants(fieldname, btext)
+            lengths = loaded_lengths(self.reader._perdoc, fieldname)
+            k1_plus_1 = self.weighting.K1 + 1
+            scores = {docnum: idf * ((tf * k1_plus_1) / (tf + norms[lengths[docnum]]))
+                      for docnum, tf in zip(docnums, weights)}
+        else:
+            scores = dict(zip(docnums, weights))
+        if query.boost != 1.0:
+            boost = query.boost
+            scores = {docnum: score * boost for docnum, score in scores.items()}
+        return scores
+
+    def _phrase(self, query, scored: bool, within: Within | None) -> dict[int, float]:
+        """A phrase as Whoosh matches it (query/positional.py Phrase.matcher: SpanNear2 of its words,
+        ordered, within ``slop`` positions, mindist 1): documents holding every word with spans that
+        SpanNear2's own ``_get_spans`` accepts, scored the sum of the words' BM25F scores in the order of
+        Whoosh's intersection tree (util make_binary_tree), times the phrase's boost. The rarest word's
+        postings are read first, the others' only in blocks holding its documents."""
+        fieldname = query.fieldname
+        schema = self.segment.schema
+        if fieldname not in schema:
+            return {}
+        field = schema[fieldname]
+        if not field.format or not field.format.supports("positions") or not field.scorable \
+                or type(self.weighting) is not BM25F:
+            return self._whoosh(query, scored, within)
+        lists = []
+        for word in query.words:
+            try:
+                btext = field.to_bytes(word)
+            except ValueError:
+                return {}
+            postings = self._postings(fieldname, btext)
+            if postings is None:
+                return {}
+            if not isinstance(postings, W3LeafMatcher) or postings._fixedsize is not None:
+                return self._whoosh(query, scored, within)
+            lists.append((btext, postings))
+        if not lists:
+            return {}
+        words: list = [None] * len(lists)
+        for i in sorted(range(len(lists)), key=lambda i: lists[i][1]._length):
+            btext, postings = lists[i]
+            words[i] = (btext, *_read_postings(postings, within, values=True))
+            if not words[i][1]:
+                return {}
+            within = Within(words[i][1] if within is None else within.docnums.intersection(words[i][1]))
+        docnums = within.docnums.intersection(*(w[1] for w in words))
+        if not docnums:
+            return {}
+        decode = _decode_positions if type(field.format).decode_positions is Positions.decode_positions \
+            else field.format.decoder("positions")
+        where = [dict(zip(w[1], range(len(w[1])))) for w in words]
+        values = [w[3] for w in words]
+        matches = _adjacent if query.slop == 1 else _near(query.slop, len(words))
+        lengths = loaded_lengths(self.reader._perdoc, fieldname)
+        constants = [self._bm25_constants(fieldname, w[0]) for w in words]
+        k1_plus_1 = self.weighting.K1 + 1
+        found = {}
+        for docnum in sorted(docnums):
+            at = [place[docnum] for place in where]
+            if not matches([(encoded, i) for encoded, i in zip(values, at)], decode):
+                continue
+            if not scored:
+                found[docnum] = 0.0
+                continue
+            length = lengths[docnum]
+            found[docnum] = _binary_sum([idf * ((tf * k1_plus_1) / (tf + norms[length]))
+                                         for (idf, norms), tf in
+                                         zip(constants, (w[2][i] for w, i in zip(words, at)))])
+        if scored and query.boost != 1.0:
+            boost = query.boost
+            return {docnum: score * boost for docnum, score in found.items()}
+        return found
+
+    def _bm25_constants(self, fieldname: str, btext: bytes) -> tuple[float, list[float]]:
+        """The term's idf and, per length byte, ``K1 * ((1 - B) + B * length / avgfl)``: whoosh scoring.py
+        bm25's denominator without tf, computed with the same operations in the same order."""
+        key = (fieldname, btext)
+        kept = self.stats.get(key)
+        if kept is None:
+            parent = self.searcher
+            weighting = self.weighting
+            b = weighting._field_B.get(fieldname, weighting.B)
+            k1 = weighting.K1
+            avgfl = parent.avg_field_length(fieldname) or 1
+            norms = [k1 * ((1 - b) + b * (length or 0) / avgfl) for length in LENGTH_OF_BYTE]
+            kept = self.stats[key] = (parent.idf(fieldname, btext), norms)
+        return kept
+
+    def _whoosh(self, query, scored: bool, within: Within | None = None) -> dict[int, float]:
+        """Scores from Whoosh's own matcher for the query node (with this module's faster steps); within:
+        as scores() (here only a filter of the answer)."""
+        segment = self.segment
+        context = self.context if scored else segment.boolean_context()
+        matcher = query.matcher(segment, context).replace(0)
+        found: dict[int, float] = {}
+        if not matcher.is_active():
+            return found
+        if not scored:
+            found = dict.fromkeys(matcher.all_ids(), 0.0)
+        else:
+            matcher = with_lengths_in_memory(without_boost_wrappers(matcher), self.reader._perdoc)
+            while matcher.is_active():
+                found[matcher.id()] = matcher.score()
+                matcher.next()
+        if within is not None:
+            keep = within.docnums
+            return {docnum: score for docnum, score in found.items() if docnum in keep}
+        return found
+
+
+class Within:
+    """The documents a clause is asked about (an AND's smaller clauses' documents): a set and, made
+    when first needed, the same document numbers sorted."""
+
+    __slots__ = ("docnums", "_sorted")
+
+    def __init__(self, docnums):
+        self.docnums = docnums if isinstance(docnums, (set, frozenset)) else set(docnums)
+        self._sorted = None
+
+    def sorted(self) -> list[int]:
+        if self._sorted is None:
+            self._sorted = sorted(self.docnums)
+        return self._sorted
+
+
+class _Excluded:
+    """An AND's NOT clauses: the documents they exclude (every other document matches, scoring ``score``)."""
+
+    __slots__ = ("docnums", "score")
+
+    def __init__(self, docnums, score: float):
+        self.docnums, self.score = docnums, score
+
+
+def _weighted_tree(parts: list[tuple[int, object]], combine):
+    """Combine the parts pairwise in the shape of Whoosh's matcher tree (whoosh util make_weighted_tree:
+    the two lightest first, the result inserted after parts of equal weight; Whoosh's sort and insort
+    never order matchers of equal weight, so ties keep their order). parts: (weight, value).
+
+    Scores are then summed in the very order Whoosh's union and intersection matchers sum them."""
+    items = [(weight, number, value) for number, (weight, value) in enumerate(parts)]
+    items.sort(key=_weight_and_number)
+    number = len(items)
+    while len(items) > 1:
+        (weight_a, _, a), (weight_b, _, b) = items[0], items[1]
+        del items[:2]
+        insort(items, (weight_a + weight_b, number, combine(a, b)), key=_weight_and_number)
+        number += 1
+    return items[0][2]
+
+
+def _weight_and_number(item) -> tuple[int, int]:
+    return item[0], item[1]
+
+
+def _union(a: dict[int, float], b: dict[int, float]) -> dict[int, float]:
+    """Documents of either side, scored a + b where both match (UnionMatcher); reuses the larger dict."""
+    if len(a) < len(b):
+        a, b = b, a
+    get = a.get
+    for docnum, score in b.items():
+        a[docnum] = get(docnum, 0.0) + score
+    return a
+
+
+def _intersection(a, b):
+    """Documents of both sides, scored a + b (IntersectionMatcher); an _Excluded side adds its score."""
+    if isinstance(a, _Excluded) and isinstance(b, _Excluded):
+        return _Excluded(set(a.docnums).union(b.docnums), a.score + b.score)
+    if isinstance(b, _Excluded):
+        a, b = b, a
+    if isinstance(a, _Excluded):
+        excluded, plus = a.docnums, a.score
+        return {docnum: score + plus for docnum, score in b.items() if docnum not in excluded}
+    if len(a) > len(b):
+        a, b = b, a
+    return {docnum: score + b[docnum] for docnum, score in a.items() if docnum in b}
+
+
+def _binary_sum(scores: list[float]) -> float:
+    """The sum in the shape of util make_binary_tree: first half's sum + second half's sum."""
+    if len(scores) == 1:
+        return scores[0]
+    half = len(scores) // 2
+    return _binary_sum(scores[:half]) + _binary_sum(scores[half:])
+
+
+def _decode_positions(value: bytes) -> list[int]:
+    """A Positions-format posting value's positions: whoosh formats.py Positions.decode_positions (a
+    4-byte count, then the pickled position deltas, the pickle's final STOP byte possibly left off)."""
+    return list(accumulate(loads(value[4:] if value.endswith(b".") else value[4:] + b".")))
+
+
+def _adjacent(words: list[tuple[list, int]], decode) -> bool:
+    """Whether the words stand at consecutive positions somewhere in the document: SpanNear2 with slop 1,
+    ordered, mindist 1 accepts exactly that (each next word's span must start one past the end of the
+    spans so far). words: (encoded values of the word's posting list, index of the document's posting)."""
+    (first, i), *rest = words
+    starts = set(decode(first[i]))
+    for offset, (encoded, j) in enumerate(rest, 1):
+        starts.intersection_update([position - offset for position in decode(encoded[j])])
+        if not starts:
+            return False
+    return bool(starts)
+
+
+def _near(slop: int, count: int):
+    """A test of one document's word positions by Whoosh's own SpanNear2 span logic (any slop)."""
+    near = _Near(slop, [_WordSpans() for _ in range(count)])
+
+    def matches(words: list[tuple[list, int]], decode) -> bool:
+        for spans, (encoded, i) in zip(near.ms, words):
+            spans.found = [Span(position) for position in decode(encoded[i])]
+        return bool(_GET_SPANS(near))
+    return matches
+
+
+class _WordSpans:
+    """One word's spans in one document, as a posting list's ``spans()`` gives them."""
+
+    __slots__ = ("found",)
+
+    def spans(self) -> list:
+        return self.found
+
+
+class _Near:
+    """What SpanNear2Matcher._get_spans reads of its matcher: a phrase's slop, order, minimum distance
+    and its words' spans."""
+
+    __slots__ = ("slop", "ordered", "mindist", "ms")
+
+    def __init__(self, slop: int, words: list[_WordSpans]):
+        self.slop, self.ordered, self.mindist, self.ms = slop, True, 1, words
+
+
+_GET_SPANS = SpanNear2.SpanNear2Matcher._get_spans
+
+
+def _read_postings(postings: W3LeafMatcher, within: Within | None = None, values: bool = False) -> tuple:
+    """(document numbers, weights, encoded values or None) of a W3 posting list, block by block
+    (whoosh3.py W3LeafMatcher ``_read_ids``/``_read_weights``/``_read_values``: ids delta-coded per
+    block unless byte ids; weights an array of float32, one float for the block or None for 1.0).
+
+    within: when given, a block is read only if it may hold one of these documents (its numbers run
+    from just past the previous block's last to its own last, ``_maxid``); its every posting is kept."""
+    docnums: list[int] = []
+    weights: list[float] = []
+    encoded: list | None = [] if values else None
+    wanted = None if within is None else within.sorted()
+    previous = -1
+    while postings.is_active():
+        last = postings._maxid
+        if wanted is not None:
+            at = bisect_right(wanted, previous)
+            previous = last
+            if at == len(wanted):
+                break
+            if wanted[at] > last:
+                postings._next_block()
+                continue
+        postings._read_data()
+        ids, block_weights = postings._data[0], postings._data[1]
+        count = postings._blocklength
+        docnums.extend(ids if postings._byteids else accumulate(ids))
+        if block_weights is None:
+            weights.extend([1.0] * count)
+        elif isinstance(block_weights, float):
+            weights.extend(array("f", [block_weights]).tolist() * count)
+        else:
+            weights.extend(block_weights)
+        if values:
+            encoded.extend(postings._data[2])
+        postings._next_block()
+    return docnums, weights, encoded

@@ -29,7 +29,7 @@ from whoosh.matching import ListMatcher, NullMatcher
 from whoosh.matching.wrappers import ConstantScoreWrapperMatcher
 from whoosh.qparser import syntax
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term, TermRange
-from whoosh.query.wrappers import WrappingQuery
+from whoosh.query.wrappers import ConstantScoreQuery
 from whoosh.reading import TermNotFound
 
 from ingest.errors import QueryError
@@ -117,7 +117,7 @@ def lang_filter(code: str) -> Query:
     return Or([Term("lang", c) for c in group]) if len(group) > 1 else Term("lang", group[0])
 
 
-class Unscored(WrappingQuery):
+class Unscored(ConstantScoreQuery):
     """A filter inside a scored query: the documents of its child, each adding 0 to the score.
 
     ``And([words, Unscored(filter)])`` ranks exactly as the words alone over the
@@ -127,6 +127,9 @@ class Unscored(WrappingQuery):
     """
 
     boost = 1.0         # Whoosh's query normalisation multiplies boosts through nested ANDs; 0 * boost is 0
+
+    def __init__(self, child: Query, score: float = 0.0):
+        super().__init__(child, score)
 
     def matcher(self, searcher, context=None):
         child = self.child.matcher(searcher, context)
