@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from whoosh import highlight, qparser
+from whoosh.analysis import Token
 from whoosh.matching import ListMatcher, NullMatcher
 from whoosh.matching.wrappers import ConstantScoreWrapperMatcher
 from whoosh.qparser import syntax
@@ -548,10 +549,14 @@ class Snippets:
         analyzer = self.results.searcher.schema[field].analyzer
         if len(text) <= SNIPPET_CHARS:
             return marked(text, _matched_spans(analyzer, text, words)) or text
-        tokens = analyzer(text, positions=True, chars=True, mode="index", removestops=False)
-        tokens = highlight.Highlighter._merge_matched_tokens(highlight.set_matched_filter(tokens, words))
-        fragments = highlight.top_fragments(_SENTENCES.fragment_tokens(text, tokens), 2, _SCORER,
-                                            highlight.FIRST)
+        if isinstance(analyzer, RulingsTokenizer):
+            fragments = sentences(text, ((term, start, end, term in words)
+                                         for term, start, end, _ in terms(text, analyzer.stemming)))
+        else:
+            tokens = analyzer(text, positions=True, chars=True, mode="index", removestops=False)
+            tokens = highlight.Highlighter._merge_matched_tokens(highlight.set_matched_filter(tokens, words))
+            fragments = _SENTENCES.fragment_tokens(text, tokens)
+        fragments = highlight.top_fragments(fragments, 2, _SCORER, highlight.FIRST)
         # Whoosh's sentence fragments leave out sentences longer than SNIPPET_CHARS
         return _FORMATTER.format(fragments) or window(text, list(_matched_spans(analyzer, text, words)))
 
@@ -570,6 +575,67 @@ def _matched_spans(analyzer, text: str, words: frozenset[str]) -> Iterator[tuple
         return ((start, end, term in words) for term, start, end, _ in terms(text, analyzer.stemming))
     return ((t.startchar, t.endchar, t.text in words)
             for t in analyzer(text, chars=True, mode="index", removestops=False))
+
+
+def sentences(text: str, tokens: Iterable[tuple[str, int, int, bool]]) -> list[highlight.Fragment]:
+    """The sentences of text holding a matched token, as Whoosh's highlighting makes them, from plain tuples.
+
+    tokens: (term, startchar, endchar, matched) of each token in the analyzer's
+    order. The same fragments as whoosh-reloaded 2.7.5 highlight.py
+    ``Highlighter._merge_matched_tokens`` (consecutive matched tokens that touch
+    become one) then ``SentenceFragmenter(maxchars=SNIPPET_CHARS).fragment_tokens``
+    (a sentence ends at a token followed by ``.``, ``!`` or ``?``, not ``..``; one
+    with matches and at most SNIPPET_CHARS characters of tokens is kept; text
+    past its character limit is not read), with a Whoosh Token made only per
+    matched token instead of per token.
+    """
+    limit, ends, length = _SENTENCES.charlimit, _SENTENCES.sentencechars, len(text)
+    fragments, matched = [], []
+    first, endchar, current = None, None, 0
+    for term, start, end, hit in _merged(tokens):
+        endchar = end
+        if limit and end > limit:
+            break
+        if first is None:
+            first, current = start, 0
+        current += end - start
+        if hit:
+            matched.append(Token(text=term, startchar=start, endchar=end, boost=1.0, matched=True))
+        if end < length and text[end] in ends:
+            if end + 1 < length and text[end + 1] in ends:
+                continue
+            if matched and current <= SNIPPET_CHARS:
+                fragments.append(highlight.Fragment(text, matched, startchar=first, endchar=end))
+            matched, first, current = [], None, 0
+    if matched:
+        fragments.append(highlight.Fragment(text, matched, startchar=first, endchar=endchar))
+    return fragments
+
+
+def _merged(tokens: Iterable[tuple[str, int, int, bool]]) -> Iterator[tuple[str, int, int, bool]]:
+    """Whoosh's ``Highlighter._merge_matched_tokens`` on (term, startchar, endchar, matched) tuples: a
+    matched token starting at or before the end of the matched one before it extends it (its text gets
+    the new token's last characters); a matched token past it ends the merge and is given as it is."""
+    merging = None
+    for token in tokens:
+        term, start, end, hit = token
+        if not hit:
+            if merging is not None:
+                yield tuple(merging)
+                merging = None
+            yield token
+        elif merging is None:
+            merging = [term, start, end, True]
+        elif start <= merging[2]:
+            if end > merging[2]:
+                merging[0] += term[merging[2] - end:]
+                merging[2] = end
+        else:
+            yield tuple(merging)
+            merging = None
+            yield token
+    if merging is not None:
+        yield tuple(merging)
 
 
 def window(text: str, spans: list[tuple[int, int, bool]]) -> str:

@@ -320,3 +320,46 @@ def test_filter_name_inside_a_word_stays_text(seed_index):
     with index.searcher(seed_index) as searcher:
         parsed = query.parse(searcher.schema, "pre-set:x counter")
     assert not any(getattr(leaf, "from_filter", False) for leaf in parsed.leaves())
+
+
+@pytest.fixture(scope="module")
+def long_real_texts(real_index) -> list[str]:
+    """The English canonical texts of the real corpus longer than a snippet (sentence fragments)."""
+    from search import index
+    texts = [e["text"] for e in index.all_entries(real_index) if len(e["text"]) > query.SNIPPET_CHARS
+             and e["lang"] == "en"]
+    assert len(texts) > 500
+    return texts
+
+
+def whoosh_sentence_fragments(analyzer, text, words):
+    """Whoosh's own sentence fragments of a long text, the reference for query.sentences()."""
+    from whoosh import highlight
+    tokens = analyzer(text, positions=True, chars=True, mode="index", removestops=False)
+    tokens = highlight.Highlighter._merge_matched_tokens(highlight.set_matched_filter(tokens, words))
+    return list(query._SENTENCES.fragment_tokens(text, tokens))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_sentence_fragments_are_whooshs(real_index, long_real_texts, data):
+    """query.sentences() gives Whoosh's sentence fragments (bounds, matched tokens and their merged text)
+    and so the same snippets, on long real texts with words drawn from their own terms."""
+    from search import index
+    from search.analysis import terms
+    text = data.draw(st.sampled_from(long_real_texts)) + data.draw(st.sampled_from(["", " Lim-Dûl's +1/+1 {T}. ...!", "x" * 400 + "."]))
+    field = data.draw(st.sampled_from(["text", "cards"]))
+    with index.searcher(real_index) as searcher:
+        analyzer = searcher.schema[field].analyzer
+    indexed = [t.text for t in analyzer(text, mode="index")]
+    words = frozenset(data.draw(st.lists(st.sampled_from(indexed + ["zzz"]), max_size=4)))
+    expected = whoosh_sentence_fragments(analyzer, text, words)
+    ours = query.sentences(text, ((term, start, end, term in words)
+                                  for term, start, end, _ in terms(text, analyzer.stemming)))
+
+    def shape(fragments):
+        return [(f.startchar, f.endchar, [(t.text, t.startchar, t.endchar, t.boost) for t in f.matches],
+                 f.matched_terms) for f in fragments]
+    assert shape(ours) == shape(expected)
+    assert query._FORMATTER.format(ours) == query._FORMATTER.format(expected)
+
