@@ -352,7 +352,7 @@ def cached_parser(schema) -> qparser.QueryParser:
 def parse(schema, text: str) -> Query:
     """Parse a user query; raises QueryError for a query with nothing to search for or a bad filter."""
     try:
-        query = cached_parser(schema).parse(text)
+        query = _plain_words(schema, text) or cached_parser(schema).parse(text)
     except QueryError:
         raise
     except RecursionError:
@@ -360,6 +360,32 @@ def parse(schema, text: str) -> Query:
     if query is None or isinstance(query, type(NullQuery)) or not _searchable_fields(query) - {"mechanics"}:
         raise QueryError(f"query {text!r} has no words to search for")
     return without_andnot(without_unmatchable(query))
+
+
+_PLAIN = re.compile(r"[ \t]*[A-Za-z]+(?:[ \t]+[A-Za-z]+)*[ \t]*")
+_OPERATOR_WORDS = frozenset({"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE", "REQUIRE", "TO"})
+
+
+def _plain_words(schema, text: str) -> Query | None:
+    """The parser's query for text made only of plain ASCII words (no operator word), without its
+    tagging and filter passes; None for any other text (the parser then reads it).
+
+    The same query as parser(schema).parse(text): each word an OR of the parser's own
+    ``term_query`` in every searched field with its boost (MultifieldPlugin), the words
+    ANDed (the parser's AndGroup), normalised. tests/test_query.py compares the two.
+    """
+    if len(text) > 200 or not _PLAIN.fullmatch(text):
+        return None
+    words = text.split()
+    if any(word.upper() in _OPERATOR_WORDS for word in words):
+        return None
+    make = cached_parser(schema).term_query
+    fields = index.searched_fields()
+    clauses = []
+    for word in words:
+        made = [make(name, word, Term, boost=boost) for name, boost in fields.items()]
+        clauses.append(Or([q for q in made if q is not None]))
+    return And(clauses).normalize()
 
 
 def without_unmatchable(query: Query) -> Query:

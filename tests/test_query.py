@@ -363,3 +363,31 @@ def test_sentence_fragments_are_whooshs(real_index, long_real_texts, data):
     assert shape(ours) == shape(expected)
     assert query._FORMATTER.format(ours) == query._FORMATTER.format(expected)
 
+
+
+def test_plain_words_are_parsed_as_the_parser_parses_them(real_index):
+    """The fast path for plain ASCII words gives the parser's very query (every searched field, boosts,
+    stems), for 2,000 plain words of the real corpus's vocabulary and 2,000 random combinations of two
+    to four of them; operator words (``and``, ``NOT``) and anything else go to the parser."""
+    import random
+    from search import index
+    words = [w for w in index.spelling_vocabulary(real_index) if w.isascii() and w.isalpha()]
+    assert len(words) > 4000
+    rng = random.Random(5)
+    texts = rng.sample(words, 2000) + [" ".join(rng.sample(words, rng.randint(2, 4))).title()
+                                       for _ in range(2000)]
+    covered = 0
+    with index.searcher(real_index) as searcher:
+        schema = searcher.schema
+        parser = query.cached_parser(schema)
+        for text in [*texts, "and", "Flying NOT"]:
+            fast = query._plain_words(schema, text)
+            if fast is None:
+                assert set(text.upper().split()) & query._OPERATOR_WORDS, text
+                continue
+            assert fast == parser.parse(text), text
+            covered += 1
+        assert covered > 3900
+        for other in ("counter OR damage", "a AND b", "not flying", "set:xln", "first-strike", "Lim-Dûl",
+                      "\"first strike\"", "-combat damage", "火力", "+1/+1", "x1"):
+            assert query._plain_words(schema, other) is None, other
