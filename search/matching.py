@@ -286,8 +286,10 @@ def top(searcher: Searcher, query, limit: int):
         deleted = reader.deleted_docs_set if reader.has_deletions() else ()
         plain = _unfiltered(subsearcher) if deleted else subsearcher
         scores = SegmentScores(searcher, plain, context, stats).scores(query)
-        for docnum in deleted:
-            scores.pop(docnum, None)
+        if deleted:
+            for docnum in deleted.intersection(scores) if len(deleted) < len(scores) else \
+                    [docnum for docnum in scores if docnum in deleted]:
+                del scores[docnum]
         best.extend(_best(scores, limit, offset))
     best.sort(key=_best_first)
     return Results(searcher, query, [(score, docnum) for score, docnum in best[:limit]])
@@ -440,10 +442,11 @@ class SegmentScores:
         if not scored:
             return dict.fromkeys(docnums, 0.0)
         if field.scorable:
-            idf, norms = self._bm25_constants(fieldname, btext)
+            idf, norms, once = self._bm25_constants(fieldname, btext)
             lengths = loaded_lengths(self.reader._perdoc, fieldname)
             k1_plus_1 = self.weighting.K1 + 1
-            scores = {docnum: idf * ((tf * k1_plus_1) / (tf + norms[lengths[docnum]]))
+            scores = {docnum: once[lengths[docnum]] if tf == 1.0 else
+                      idf * ((tf * k1_plus_1) / (tf + norms[lengths[docnum]]))
                       for docnum, tf in zip(docnums, weights)}
         else:
             scores = dict(zip(docnums, weights))
@@ -496,7 +499,7 @@ class SegmentScores:
         values = [w[3] for w in words]
         matches = _adjacent if query.slop == 1 else _near(query.slop, len(words))
         lengths = loaded_lengths(self.reader._perdoc, fieldname)
-        constants = [self._bm25_constants(fieldname, w[0]) for w in words]
+        constants = [self._bm25_constants(fieldname, w[0])[:2] for w in words]
         k1_plus_1 = self.weighting.K1 + 1
         found = {}
         for docnum in sorted(docnums):
@@ -515,9 +518,10 @@ class SegmentScores:
             return {docnum: score * boost for docnum, score in found.items()}
         return found
 
-    def _bm25_constants(self, fieldname: str, btext: bytes) -> tuple[float, list[float]]:
-        """The term's idf and, per length byte, ``K1 * ((1 - B) + B * length / avgfl)``: whoosh scoring.py
-        bm25's denominator without tf, computed with the same operations in the same order."""
+    def _bm25_constants(self, fieldname: str, btext: bytes) -> tuple[float, list[float], list[float]]:
+        """The term's idf; per length byte, ``K1 * ((1 - B) + B * length / avgfl)`` (whoosh scoring.py
+        bm25's denominator without tf, the same operations in the same order); and per length byte
+        the whole bm25 score of a posting of weight 1.0 (most postings: the word once)."""
         key = (fieldname, btext)
         kept = self.stats.get(key)
         if kept is None:
@@ -527,7 +531,10 @@ class SegmentScores:
             k1 = weighting.K1
             avgfl = parent.avg_field_length(fieldname) or 1
             norms = [k1 * ((1 - b) + b * (length or 0) / avgfl) for length in LENGTH_OF_BYTE]
-            kept = self.stats[key] = (parent.idf(fieldname, btext), norms)
+            idf = parent.idf(fieldname, btext)
+            tf = 1.0
+            once = [idf * ((tf * (k1 + 1)) / (tf + norm)) for norm in norms]
+            kept = self.stats[key] = (idf, norms, once)
         return kept
 
     def _whoosh(self, query, scored: bool, within: Within | None = None) -> dict[int, float]:
