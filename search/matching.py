@@ -1,44 +1,40 @@
-"""How our searches collect and step through Whoosh's posting lists: faults and hot paths of
-whoosh-reloaded 2.7.5's matching, fixed without changing a score.
+"""How our searches find and score their best hits in Whoosh's posting lists, with Whoosh's scores.
 
-- Collection (``top()``, ``LiveTopCollector``): Whoosh's matcher replacement lost
-  documents of the top N (a union becomes an AndMaybeMatcher whose skip_to leaves
-  its optional side behind), so our searches collect every match without it.
-- Deleted documents: Whoosh wraps every posting list of a segment with deletions in
-  a FilterMatcher (half of the matching calls of a word query on an updated
-  million-ruling index); they are left out once, at collection.
-- A document's field length was read from the segment file for every scored
-  posting (``doc_field_length``: 15 % of a word query's time at a million rulings).
-- skip_to within a block moved one posting at a time (``skip_to``, below).
-- A boosted field clause (every bare word searches ``variants^0.3``, ``cards^0.8``)
-  wrapped its posting list in a WrappingMatcher that every step passed through
-  (``without_boost_wrappers``: the boost goes into the list's scorer instead).
-
-Skipping by bisection:
-
-whoosh-reloaded 2.7.5's W3 posting matcher (codec/whoosh3.py ``W3LeafMatcher.skip_to``)
-moves to a target document inside a block of up to 128 postings by calling ``next()``
-and ``id()`` once per posting it passes. Every intersection steps its sides with
-``skip_to`` (two words, a word and a filter, a phrase's words), so on the real
-corpus a third of a query's matching time was that Python loop (628,727 ``id()``
-calls for the benchmark's 200 queries). The block's document numbers are a sorted
-sequence once decoded, so the same position is found with ``bisect``: the same
-documents, in the same order, with the same weights and scores.
+- ``top()`` scores term at a time (``SegmentScores``): each word's posting list is
+  read whole, block by block, and scored in one pass; ORs and ANDs combine the
+  documents' scores in dictionaries (an AND matches its smallest clause first and
+  reads the others only in blocks holding its documents); phrases are checked on
+  the positions of the documents holding every word. Whoosh's document-at-a-time
+  matcher tree stepped, skipped and scored every posting through several Python
+  method calls (words at a million rulings: 78 -> about 40 ms of CPU). The
+  scores are Whoosh's BM25F scores, summed in the shape of Whoosh's matcher
+  trees, so hits and scores are the same (compared on the benchmark's queries).
+- Every match is scored: Whoosh's matcher replacement lost documents of the top N
+  (a union becomes an AndMaybeMatcher whose ``skip_to`` leaves its optional side
+  behind, whoosh-reloaded 2.7.5 binary.py: ``strike`` on the million-ruling index
+  lost its best hit, 18.382 scored as 15.413), and block-quality skipping is
+  unsound for a union (a skipped document can meet a later, better block of the
+  other side) and skipped almost nothing with BM25F over several fields.
+- Deleted documents are left out once, after scoring a segment (Whoosh wrapped
+  every posting list of a segment with deletions in a FilterMatcher).
+- A query node it does not score itself is matched by Whoosh's own matcher, with
+  three faster steps: skip_to by bisection inside a block (``skip_to``), field
+  lengths from the length column held in memory (``doc_field_length``,
+  ``with_lengths_in_memory``), field boosts folded into the posting lists' scorers
+  (``without_boost_wrappers``).
 
 ``install()`` puts skip_to and doc_field_length on Whoosh's classes (idempotent); search/query.py
 calls it when it is imported, so every search of the process uses it.
 """
-
 from __future__ import annotations
 
 import copy
 import heapq
-from pickle import loads
 from array import array
 from bisect import bisect_left, bisect_right, insort
 from itertools import accumulate
+from pickle import loads
 
-from whoosh import collectors
 from whoosh.codec.whoosh3 import (
     LENGTHS_COLUMN,
     W3LeafMatcher,
@@ -143,58 +139,6 @@ def with_lengths_in_memory(matcher, perdoc: W3PerDocReader):
     return matcher
 
 
-class LiveTopCollector(collectors.TopCollector):
-    """Whoosh's TopCollector without matcher replacement, leaving deleted documents out once, as matches
-    are collected.
-
-    Replacement (whoosh-reloaded 2.7.5 collectors.py ``replace``) rebuilds the
-    matcher while collecting, once the N-th best score is known: a union whose
-    one side cannot reach that score alone becomes an AndMaybeMatcher, whose
-    ``skip_to`` moves the optional side to the target instead of to where the
-    required side landed (binary.py). The optional side's score is then lost for
-    the document skipped to, and a document that belonged in the top N falls out
-    (``strike`` on the million-ruling benchmark index lost its best hit,
-    18.382 scored as 15.413; four of nine common words lost hits there).
-    So nothing is replaced while collecting; each segment's matcher is rid once
-    of the clauses that match nothing there (``replace(0)``, which applies no
-    score bound). Block-quality skipping is off too: a union skips one side's
-    blocks by the other side's *current* block bound, though a document of a
-    skipped block can meet a later, better block of the other side; with BM25F
-    over several fields it skipped almost nothing anyway (same time without it).
-
-    Whoosh excludes a segment's deleted documents by wrapping each of its
-    posting lists in a FilterMatcher (reading.py ``SegmentReader.postings``),
-    so every step of every matcher of the query passes through the wrapper.
-    Here a segment with deletions is matched through a copy of its reader that
-    reports none, and a matched document is dropped when it is deleted: the
-    same documents with the same scores (a document's score never depends on
-    which other documents match). Statistics (document frequencies, average
-    lengths) come from the same parent searcher.
-    """
-
-    def __init__(self, limit: int):
-        super().__init__(limit=limit, usequality=False)
-        self.replace = 0
-
-    def set_subsearcher(self, subsearcher, offset):
-        reader = subsearcher.reader()
-        self.deleted = reader.deleted_docs_set if reader.has_deletions() else frozenset()
-        super().set_subsearcher(_unfiltered(subsearcher) if self.deleted else subsearcher, offset)
-        # a word absent from a field of this segment is a NullMatcher inside a union, stepped over at
-        # every posting; replace(0) removes such clauses and nothing else (no score bound at 0)
-        self.matcher = with_lengths_in_memory(without_boost_wrappers(self.matcher.replace(0)),
-                                              self.subsearcher.reader()._perdoc)
-
-    def collect_matches(self):
-        deleted = self.deleted
-        if not deleted:
-            return super().collect_matches()
-        collect = self.collect
-        for docnum in self.matches():
-            if docnum not in deleted:
-                collect(docnum)
-
-
 def without_boost_wrappers(matcher):
     """The matcher tree with each field-boost wrapper around a posting list folded into the list's scorer.
 
@@ -263,18 +207,12 @@ def install() -> None:
 def top(searcher: Searcher, query, limit: int):
     """Whoosh Results of the query's ``limit`` best-scored live documents, best first.
 
-    Scored term at a time (``SegmentScores``): each word's whole posting list is
-    read block by block and scored in one pass, and ORs and ANDs combine the
-    documents' scores in dictionaries, instead of Whoosh's document-at-a-time
-    matcher tree, which steps, skips and scores every posting through several
-    Python method calls. Every match is scored (no replacement, no block-quality
-    skipping; LiveTopCollector says why those lost hits). The scores are
-    Whoosh's BM25F scores of the same query: the same formula on the same
-    weights, lengths and statistics, summed in clause order (Whoosh sums in the
-    order of its matcher tree, so a score can differ in its last bit). Ties go to
-    the lower document number, as in Whoosh's TopCollector. Query nodes it does
-    not score itself (phrases, ranges, anything unusual) are matched by Whoosh's
-    own matcher for that node and its documents' scores taken as they are.
+    Scored term at a time (``SegmentScores``), every match of every segment (the
+    module docstring says why nothing is skipped). The scores are Whoosh's BM25F
+    scores of the same query: the same formula on the same weights, lengths and
+    statistics, summed in the shape of Whoosh's matcher trees. Ties go to the
+    lower document number, as in Whoosh's TopCollector. Returns a Whoosh Results
+    of (score, document number) pairs, best first.
     """
     from whoosh.searching import Results
 
