@@ -9,7 +9,10 @@ import sys
 # of a cold search together) load only for a mechanic filter, a suggestion or the mechanics command.
 HEAVY = ("jieba", "opencc", "lingua", "datasketch", "docx", "pypdf", "bs4", "ijson", "httpx", "rich",
          "ingest.pipeline", "ingest.dedup", "ingest.read", "search.update", "search.fetch",
-         "ingest.tag", "rapidfuzz")
+         "ingest.tag", "rapidfuzz",
+         # the catalog, the bundled corpus and platformdirs load only to build an index or find the default
+         # one; the other commands' modules (export's renderer among them) only when that command runs
+         "search.catalog", "corpus", "platformdirs", "search.export")
 
 PROGRAM = """
 import contextlib, io, json, sys
@@ -35,6 +38,8 @@ def test_english_search_imports_nothing_heavy(seed_index):
     assert result["code"] == 0 and result["hits"] == 7          # the seeds: 7 proliferate entries
     loaded = [name for name in HEAVY if name in result["modules"]]
     assert loaded == []
+    commands = [name for name in result["modules"] if name.startswith("search.commands.")]
+    assert commands == ["search.commands.options", "search.commands.search"]
 
 
 def test_chinese_search_loads_the_segmenter_only_then(seed_index):
