@@ -50,6 +50,19 @@ class ReadTimeout(BaseException):
     A BaseException, like KeyboardInterrupt, so that a library's ``except Exception`` cannot swallow it."""
 
 
+# Seconds after which the timer fires again when its ReadTimeout was swallowed (raised inside a
+# garbage-collector callback or a finaliser, where Python ignores exceptions).
+RETRY_SECONDS = 0.01
+
+
+@dataclass
+class _Limit:
+    """The state of one time_limit() block: armed until the block ends; expired once the time is up."""
+
+    armed: bool = True
+    expired: bool = False
+
+
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
     """Raise ReadTimeout in the block after ``seconds`` of wall time.
@@ -57,29 +70,61 @@ def time_limit(seconds: float) -> Iterator[None]:
     Uses SIGALRM (POSIX), so it acts only in a process's main thread (pool workers
     and the CLI); elsewhere (Windows, a thread) the block runs without a limit. The
     signal is handled between Python bytecodes: one long C call (a regex, one lxml
-    parse) finishes before it fires. The timer repeats every ``seconds`` (at most 1 s)
-    after the first expiry, because an exception raised while the garbage collector
-    runs a finaliser is swallowed. The previous handler is restored afterwards.
+    parse) finishes before it fires.
+
+    The handler may run inside a garbage-collector callback (hypothesis installs one),
+    a ``__del__`` or a weakref callback, where Python swallows the exception and hands
+    it to ``sys.unraisablehook``. So, for the block, a hook takes our ReadTimeout (it is
+    not reported as an unraisable exception) and fires the timer again after
+    RETRY_SECONDS; the timer also repeats every ``seconds`` (at most 1 s) for a
+    ReadTimeout a library caught and dropped. And a block that ends after its time is
+    up raises ReadTimeout at its end: once the limit expired, the block always ends with
+    ReadTimeout, wherever the signal landed. The previous handler and hook are restored.
     """
     if seconds <= 0 or not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread():
         yield
         return
-    armed = [True]
+    state = _Limit()
+    interval = min(seconds, 1.0)
 
     def expired(signum, frame):
-        if armed[0]:
+        if not state.armed:
+            return
+        state.expired = True
+        if not _runs(swallowed.__code__, frame):     # inside the hook itself: it fires the timer again
             raise ReadTimeout()
 
+    def swallowed(unraisable):
+        if not isinstance(unraisable.exc_value, ReadTimeout):
+            previous_hook(unraisable)
+        elif state.armed:
+            signal.setitimer(signal.ITIMER_REAL, RETRY_SECONDS, interval)
+
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = swallowed
     previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds, min(seconds, 1.0))
+    signal.setitimer(signal.ITIMER_REAL, seconds, interval)
     try:
         yield
     finally:
         try:
-            armed[0] = False
+            state.armed = False
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+            if sys.unraisablehook is swallowed:
+                sys.unraisablehook = previous_hook
+    if state.expired:
+        raise ReadTimeout()      # the time was up, but its ReadTimeout was swallowed on the way
+
+
+def _runs(code, frame) -> bool:
+    """True when ``code`` is running in frame or one of its callers."""
+    while frame is not None:
+        if frame.f_code is code:
+            return True
+        frame = frame.f_back
+    return False
 
 
 @dataclass

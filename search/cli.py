@@ -9,17 +9,40 @@ exists builds it from the bundled corpus. Each command is a module of
 from __future__ import annotations
 
 import codecs
+import importlib
 import sys
 
 import click
 
 from ingest import __version__
 from ingest.errors import RulingsError
-from search.commands import card, export, ingest, mechanics, remove, search, show, sources, stats, update
+
+# The commands: each is the function of that name in search/commands/<name>.py, imported only when the
+# command runs or help lists it (a search does not import export, ingest or update code).
+COMMANDS = ("card", "export", "ingest", "mechanics", "remove", "search", "show", "sources", "stats", "update")
 
 
 class RulingsGroup(click.Group):
-    """Turns every RulingsError, and an OSError naming a file, into ``Error: <one line>`` on stderr and exit 1."""
+    """Turns every RulingsError, and an OSError naming a file, into ``Error: <one line>`` on stderr and exit 1.
+
+    Commands load lazily: list_commands() names COMMANDS, get_command() imports the one asked for.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module = importlib.import_module(f"search.commands.{cmd_name}")
+            self.add_command(getattr(module, cmd_name))
+        return self.commands.get(cmd_name)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        if args and args[0] not in COMMANDS:
+            # not a command name: load them all, so click's "Did you mean" chooses among every command
+            for name in COMMANDS:
+                self.get_command(ctx, name)
+        return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -48,9 +71,6 @@ class RulingsGroup(click.Group):
 def cli():
     """Search, browse and export deduplicated Magic: The Gathering rulings."""
 
-
-for module in (ingest, update, search, card, mechanics, show, export, sources, remove, stats):
-    cli.add_command(getattr(module, module.__name__.rsplit(".", 1)[-1]))
 
 
 ESCAPE = "rulings-escape"

@@ -9,9 +9,9 @@ from search.cli import cli
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
 
 
-@pytest.mark.parametrize("name", sorted(cli.commands))
+@pytest.mark.parametrize("name", cli.list_commands(None))
 def test_command_documented(name, runner):
-    command = cli.commands[name]
+    command = cli.get_command(None, name)
     assert command.help and command.help.strip(), f"{name} has no help text"
     assert f"rulings {name}" in README
     result = runner.invoke(cli, [name, "--help"])

@@ -3,8 +3,12 @@ nothing outside a document is read into it. The files are built by tests/hostile
 
 from __future__ import annotations
 
+import gc
 import json
 import os
+import signal
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -120,6 +124,55 @@ def test_time_limit_per_file(hostile, monkeypatch):
     result = read_file(folder / "deep.html")       # html.parser alone takes over a second on 100,000 tags
     assert result.rejected == "took longer than 0.05 s to read (the limit per file)"
     assert result.rulings == []
+
+
+def _busy(seconds: float) -> None:
+    """Run Python bytecodes (where a signal handler can run) for the given wall seconds."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        pass
+
+
+@pytest.mark.parametrize("where", ["gc callback", "finaliser"])
+def test_time_limit_expiring_where_python_swallows_exceptions(where, monkeypatch):
+    """The limit expires while a garbage-collector callback (hypothesis installs one) or a __del__ runs,
+    where Python swallows the ReadTimeout: the block still ends with ReadTimeout, and nothing is
+    reported as an unraisable exception (pytest's PytestUnraisableExceptionWarning)."""
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    handler = signal.getsignal(signal.SIGALRM)
+
+    def slow_callback(phase, info):
+        if phase == "start":
+            _busy(0.3)                      # the 0.05 s limit expires in here, again and again
+
+    class Slow:
+        def __del__(self):
+            _busy(0.3)
+
+    if where == "gc callback":
+        gc.callbacks.append(slow_callback)
+    try:
+        with pytest.raises(read.ReadTimeout):
+            with read.time_limit(0.05):
+                if where == "gc callback":
+                    gc.collect()
+                else:
+                    Slow()                  # dropped at once: __del__ runs
+                total = sum(range(1000))    # a moment of work after it, shorter than the timer's repeat
+        assert total == 499500
+    finally:
+        if slow_callback in gc.callbacks:
+            gc.callbacks.remove(slow_callback)
+    assert unraisable == []
+    assert sys.unraisablehook == unraisable.append       # the block's hook and handler are gone
+    assert signal.getsignal(signal.SIGALRM) == handler
+
+
+def test_time_limit_not_reached_raises_nothing():
+    with read.time_limit(5):
+        _busy(0.01)
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
 def test_empty_file_skipped(hostile):

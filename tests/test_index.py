@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import mmap
 
 from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3Codec
@@ -10,10 +11,11 @@ from whoosh.codec.whoosh3 import W3Codec
 from search import index
 
 
-def _postings(folder) -> dict:
-    """(field, term) -> (term statistics, [(entry id, weight, encoded value)]) of every segment of an index."""
+def _postings(folder, ix=None) -> dict:
+    """(field, term) -> (term statistics, [(entry id, weight, encoded value)]) of every segment of an index
+    (opened by Whoosh's open_dir unless ix is given)."""
     found = {}
-    ix = whoosh_index.open_dir(str(folder))
+    ix = ix or whoosh_index.open_dir(str(folder))
     with ix.searcher() as searcher:
         for reader, _ in searcher.reader().leaf_readers():
             ids = {docnum: json.loads(fields["entry"])["id"] for docnum, fields in reader.iter_docs()}
@@ -70,3 +72,19 @@ def test_parallel_entry_writer_matches_one_process(real_index, tmp_path, monkeyp
         return {key: (sum(s[0][0] for s in parts), sorted(p for s in parts for p in s[1]))
                 for key, parts in _postings(folder / index.WHOOSH_DIR).items()}
     assert merged(tmp_path / "two") == merged(tmp_path / "one")
+
+
+def test_mapped_storage_reads_what_whoosh_reads(real_index):
+    """MappedStorage (the searcher's storage) gives the postings, term statistics and stored entries
+    Whoosh's own storage gives, reading each segment part from a view of one memory map, not a copy."""
+    folder = index.index_folder.live(real_index) / index.WHOOSH_DIR
+    ix = index.MappedStorage(str(folder)).open_index()
+    ours, whooshs = _postings(folder, ix), _postings(folder)
+    assert len(ours) > 1000
+    assert ours == whooshs
+    with ix.searcher() as mapped, whoosh_index.open_dir(str(folder)).searcher() as plain:
+        assert list(mapped.all_stored_fields()) == list(plain.all_stored_fields())
+        for leaf, _ in mapped.reader().leaf_readers():
+            part = leaf._terms._dbfile                   # the segment's terms part, as the reader holds it
+            assert isinstance(part, index._MappedPart)
+            assert isinstance(part._buf.obj, mmap.mmap)  # a view of the map: nothing was copied

@@ -9,7 +9,12 @@ import sys
 # of a cold search together) load only for a mechanic filter, a suggestion or the mechanics command.
 HEAVY = ("jieba", "opencc", "lingua", "datasketch", "docx", "pypdf", "bs4", "ijson", "httpx", "rich",
          "ingest.pipeline", "ingest.dedup", "ingest.read", "search.update", "search.fetch",
-         "ingest.tag", "rapidfuzz")
+         "ingest.tag", "rapidfuzz",
+         # the catalog, the bundled corpus and platformdirs load only to build an index or find the default
+         # one; the other commands' modules (export's renderer among them) only when that command runs
+         "search.catalog", "corpus", "platformdirs", "search.export",
+         # Whoosh names these but a search never uses them (search/__init__.py)
+         "urllib.request", "http.client", "asyncio")
 
 PROGRAM = """
 import contextlib, io, json, sys
@@ -35,6 +40,8 @@ def test_english_search_imports_nothing_heavy(seed_index):
     assert result["code"] == 0 and result["hits"] == 7          # the seeds: 7 proliferate entries
     loaded = [name for name in HEAVY if name in result["modules"]]
     assert loaded == []
+    commands = [name for name in result["modules"] if name.startswith("search.commands.")]
+    assert commands == ["search.commands.options", "search.commands.search"]
 
 
 def test_chinese_search_loads_the_segmenter_only_then(seed_index):
@@ -42,3 +49,34 @@ def test_chinese_search_loads_the_segmenter_only_then(seed_index):
     assert result["code"] == 0
     assert "jieba" in result["modules"]
     assert "httpx" not in result["modules"] and "ingest.pipeline" not in result["modules"]
+
+
+STAND_INS = """
+import json, sys
+import search, cached_property, whoosh.compat
+loaded = [name for name in ("asyncio", "urllib.request") if name in sys.modules]
+async def coroutine():
+    pass
+def plain():
+    pass
+answers = [cached_property.asyncio.iscoroutinefunction(f) for f in (coroutine, plain)]
+filename, _ = whoosh.compat.urlretrieve("file://" + sys.argv[1], sys.argv[2])    # a local file: no network
+print(json.dumps({"loaded": loaded, "answers": answers, "copied": open(filename).read(),
+                  "real": "urllib.request" in sys.modules and sys.modules["urllib.request"].urlretrieve.__module__,
+                  "ensure_future": cached_property.asyncio.ensure_future.__module__}))
+"""
+
+
+def test_whoosh_imports_without_urllib_request_or_asyncio(tmp_path):
+    """search/__init__.py imports Whoosh with stand-ins for urllib.request and asyncio; what Whoosh and
+    cached-property then use of them answers as the real modules do, importing them only then."""
+    source = tmp_path / "page.txt"
+    source.write_text("a ruling", "utf-8")
+    done = subprocess.run([sys.executable, "-c", STAND_INS, str(source), str(tmp_path / "copy.txt")],
+                          capture_output=True, text=True, timeout=120, check=True)
+    result = json.loads(done.stdout)
+    assert result["loaded"] == []
+    assert result["answers"] == [True, False]
+    assert result["copied"] == "a ruling"
+    assert result["real"] == "urllib.request"
+    assert result["ensure_future"] == "asyncio.tasks"

@@ -9,16 +9,17 @@ import sys
 from pathlib import Path
 
 import click
-import platformdirs
 
-from corpus import corpus_files
-from search import catalog, folder, index, query
+from search import index, query
 
 
 def default_index() -> Path:
     """$RULINGS_INDEX, else ``<user data dir>/rulings/index``."""
     env = os.environ.get("RULINGS_INDEX")
-    return Path(env) if env else Path(platformdirs.user_data_dir("rulings")) / "index"
+    if env:
+        return Path(env)
+    import platformdirs          # only without $RULINGS_INDEX (a search pays for what it uses: issue 9)
+    return Path(platformdirs.user_data_dir("rulings")) / "index"
 
 
 class IndexFolder(click.ParamType):
@@ -51,6 +52,8 @@ def ready_index(index_dir: Path | None) -> Path:
     index_dir = index_dir or default_index()
     if index.exists(index_dir):
         return index_dir
+    from corpus import corpus_files          # building an index: the catalog and the bundled corpus
+    from search import catalog, folder
     catalog.refuse_foreign(index_dir)
     if (folder.live(index_dir) / catalog.STATE).exists():
         # the Whoosh files are gone but the remembered sources are not: rewrite the index from them
