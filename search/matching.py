@@ -239,14 +239,19 @@ def top(searcher: Searcher, query, limit: int):
         reader = subsearcher.reader()
         deleted = reader.deleted_docs_set if reader.has_deletions() else ()
         plain = _unfiltered(subsearcher) if deleted else subsearcher
-        scores = SegmentScores(searcher, plain, context, stats).scores(query)
-        if deleted:
-            for docnum in deleted.intersection(scores) if len(deleted) < len(scores) else \
-                    [docnum for docnum in scores if docnum in deleted]:
-                del scores[docnum]
+        scores = _live(SegmentScores(searcher, plain, context, stats).scores(query), deleted)
         best.extend(_best(scores, limit, offset))
     best.sort(key=_best_first)
     return Results(searcher, query, [(score, docnum) for score, docnum in best[:limit]])
+
+
+def _live(scores: dict[int, float], deleted) -> dict[int, float]:
+    """The scores without the segment's deleted documents (in place)."""
+    if deleted:
+        for docnum in deleted.intersection(scores) if len(deleted) < len(scores) else \
+                [docnum for docnum in scores if docnum in deleted]:
+            del scores[docnum]
+    return scores
 
 
 def _best_first(item: tuple[float, int]) -> tuple[float, int]:
@@ -666,7 +671,8 @@ def _read_postings(postings: W3LeafMatcher, within: Within | None = None, values
                 postings._next_block()
                 continue
         postings._read_data()
-        ids, block_weights = postings._data[0], postings._data[1]
+        data = postings._data
+        ids, block_weights = data[0], data[1]
         count = postings._blocklength
         docnums.extend(ids if postings._byteids else accumulate(ids))
         if block_weights is None:
@@ -676,6 +682,6 @@ def _read_postings(postings: W3LeafMatcher, within: Within | None = None, values
         else:
             weights.extend(block_weights)
         if values:
-            encoded.extend(postings._data[2])
+            encoded.extend(data[2])
         postings._next_block()
     return docnums, weights, encoded

@@ -80,8 +80,11 @@ def updated_index(real_index, shared, tmp_path_factory):
 
 
 def _whoosh_top(searcher, q, limit, replace=True):
-    """Whoosh's own collection: deleted documents filtered out of every posting list."""
-    collector = searcher.collector(limit=limit)
+    """Whoosh's own collection: deleted documents filtered out of every posting list; replace=False:
+    without matcher replacement and block-quality skipping (every match scored by its matcher tree)."""
+    from whoosh import collectors
+    collector = searcher.collector(limit=limit) if replace else \
+        collectors.TopCollector(limit=limit, usequality=False)
     if not replace:
         collector.replace = 0
     searcher.search_with_collector(q, collector)
