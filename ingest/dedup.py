@@ -31,11 +31,14 @@ and the grouping does not depend on input order.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+import os
 import re
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from itertools import islice
+from typing import Iterable, Iterator
 
 import numpy as np
 import snowballstemmer
@@ -52,7 +55,10 @@ LSH_WEIGHTS = (0.5, 0.5)       # false positives cost a verifier call, false neg
 RELATED_SIMILARITY = 0.75      # refused candidates at least this similar become Related links
 MIN_SIMILARITY = 0.55          # below this token-sequence similarity two texts are never the same
 MAX_RELATED = 5
-ADD_BATCH = 2048               # texts formed and MinHashed at a time (memory stays bounded)
+ADD_BATCH = 1024               # texts formed and MinHashed at a time (memory stays bounded)
+FORM_WORKERS = max(min(os.cpu_count() or 1, 4), 1)   # worker processes forming texts, see formed_batches
+POOL_MIN_BATCHES = 6           # fewer batches than this are formed in this process (forking costs more)
+POOL_AHEAD = 2                 # batches in flight per worker (results wait in memory until placed)
 MAX_CANDIDATES = 48            # leaders verified per text, nearest by MinHash Jaccard: keeps the work linear
 PLACEHOLDER = "~"
 
@@ -383,6 +389,109 @@ def shingles(toks: Iterable[str]) -> set[bytes]:
     return {f"{a} {b}".encode("utf-8") for a, b in zip(toks, toks[1:])}
 
 
+def form_batch(matches: list[str]) -> tuple[list[Form], list[bytes]]:
+    """The comparison forms (compare_form) and MinHash signatures (signature_bytes of the
+    shingles of the hard tokens) of a batch of matching-form texts, in order."""
+    forms = [compare_form(match) for match in matches]
+    return forms, signatures([shingles(_hard_tokens(form)) for form in forms])
+
+
+def formed_batches(batches: list[list[str]], workers: int | None = None) -> Iterator[tuple[list[Form], list[bytes]]]:
+    """form_batch() of each batch of matching texts, yielded in order.
+
+    Forming is independent per text and is most of dedup's work, while placing
+    texts (Grouper._place) must be sequential: with POOL_MIN_BATCHES batches or
+    more, the batches are formed in forked worker processes (FORM_WORKERS by
+    default, at most POOL_AHEAD batches each in flight) while this process
+    places the batches already formed. The results are the same as in one
+    process (same functions, same inputs; tests/test_dedup.py compares them).
+    The workers are forked copies that only read their batch and touch little of
+    this process's memory, so their pages stay shared. Without ``fork`` (or
+    with workers=0) everything runs here.
+    """
+    workers = FORM_WORKERS if workers is None else workers
+    if workers < 1 or len(batches) < POOL_MIN_BATCHES or "fork" not in multiprocessing.get_all_start_methods():
+        for batch in batches:
+            yield form_batch(batch)
+        return
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        waiting = iter(batches)
+        pending = deque(pool.apply_async(form_batch, (batch,)) for batch in islice(waiting, workers * POOL_AHEAD))
+        while pending:
+            result = pending.popleft().get()
+            batch = next(waiting, None)
+            if batch is not None:
+                pending.append(pool.apply_async(form_batch, (batch,)))
+            yield result
+
+
+def signatures(shingle_sets: list[set[bytes]]) -> list[bytes]:
+    """MinHash signatures (signature_bytes) of many shingle sets at once: the values datasketch's
+    ``MinHash(num_perm=NUM_PERM)`` gives after ``update_batch`` of each set, computed as one numpy
+    pass over all shingles (hash each shingle once, permute, minimum per set with ``reduceat``)
+    instead of a MinHash object per set. Every set must be non-empty (``shingles`` never returns
+    an empty set). The arithmetic is datasketch's own scheme (``_Permuter``), checked against
+    ``MinHash.bulk`` on first use; if they ever disagree, ``MinHash.bulk`` is used instead."""
+    if not shingle_sets:
+        return []
+    permuter = _permuter()
+    if permuter is None:
+        return [signature_bytes(mh) for mh in MinHash.bulk(shingle_sets, num_perm=NUM_PERM)]
+    return permuter.signatures(shingle_sets)
+
+
+class _Permuter:
+    """datasketch's MinHash arithmetic over a whole batch: sha1_hash32 of each shingle (the first 4
+    bytes of its SHA-1, little-endian), then per permutation (a, b) either the ``affine32`` scheme
+    (MurmurHash3 finalizer, ``a * h + b`` mod 2**32, datasketch 2) or the ``legacy`` one
+    (``(a * h + b) mod (2**61 - 1)`` masked to 32 bits, datasketch 1); the signature is the
+    minimum over the set's shingles."""
+
+    def __init__(self, scheme: str, permutations) -> None:
+        self.scheme = scheme
+        self.a, self.b = (np.asarray(p) for p in permutations)
+
+    def signatures(self, shingle_sets: list[set[bytes]]) -> list[bytes]:
+        """signature_bytes of each non-empty shingle set, in order."""
+        sha1 = hashlib.sha1
+        digests = b"".join([sha1(s).digest()[:4] for shingle_set in shingle_sets for s in shingle_set])
+        hv = np.frombuffer(digests, dtype="<u4")
+        if self.scheme == "affine32":
+            hv = hv.astype(np.uint32)
+            hv = hv ^ (hv >> np.uint32(16))
+            hv = hv * np.uint32(0x85EBCA6B)
+            hv = hv ^ (hv >> np.uint32(13))
+            hv = hv * np.uint32(0xC2B2AE35)
+            hv = hv ^ (hv >> np.uint32(16))
+            phv = hv[:, None] * self.a[None, :] + self.b[None, :]
+        else:
+            hv = hv.astype(np.uint64)
+            phv = (hv[:, None] * self.a[None, :] + self.b[None, :]) % np.uint64((1 << 61) - 1)
+            phv &= np.uint64((1 << 32) - 1)
+        sizes = np.fromiter((len(shingle_set) for shingle_set in shingle_sets), dtype=np.int64,
+                            count=len(shingle_sets))
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        minima = np.minimum.reduceat(phv, starts, axis=0).astype("<u4")
+        return [row.tobytes() for row in minima]
+
+
+_PERMUTER_CHECK = [{b"a b"}, {b"~ deal", b"deal 3", b"3 damage"}, {b"\xe7\x89\x8c"},
+                   {f"w{i} w{i + 1}".encode() for i in range(40)}]
+
+
+@lru_cache(maxsize=1)
+def _permuter() -> _Permuter | None:
+    """The batch arithmetic for the installed datasketch, or None when it does not reproduce
+    ``MinHash.bulk`` on a few shingle sets (an unknown scheme)."""
+    probe = MinHash(num_perm=NUM_PERM)
+    scheme = getattr(probe, "scheme", "legacy")
+    if scheme not in ("affine32", "legacy"):
+        return None
+    permuter = _Permuter(scheme, probe.permutations)
+    expected = [signature_bytes(mh) for mh in MinHash.bulk(_PERMUTER_CHECK, num_perm=NUM_PERM)]
+    return permuter if permuter.signatures(_PERMUTER_CHECK) == expected else None
+
+
 def _hard_tokens(form: Form) -> list[str]:
     """Content tokens without soft words: what shingles are built from."""
     soft = _ZH_SOFT if form.zh else _en_soft_stems()
@@ -515,12 +624,11 @@ class Grouper:
         """
         touched: set[int] = set()
         keys = [key for key in keys if key not in self.group_of]
-        for start in range(0, len(keys), ADD_BATCH):
-            batch = keys[start:start + ADD_BATCH]
-            forms = [compare_form(match) for _, match in batch]
-            hashes = MinHash.bulk([shingles(_hard_tokens(form)) for form in forms], num_perm=NUM_PERM)
-            for (lang, match), form, mh in zip(batch, forms, hashes):
-                touched |= self._place(lang, match, form, signature_bytes(mh))
+        batches = [keys[start:start + ADD_BATCH] for start in range(0, len(keys), ADD_BATCH)]
+        formed = formed_batches([[match for _, match in batch] for batch in batches])
+        for batch, (forms, hashes) in zip(batches, formed):
+            for (lang, match), form, signature in zip(batch, forms, hashes):
+                touched |= self._place(lang, match, form, signature)
         return touched
 
     def _place(self, lang: str, match: str, form: Form, signature: bytes) -> set[int]:
