@@ -105,6 +105,7 @@ def main(argv: list[str]) -> int:
     timings: dict[str, float] = {}
     corpus = pipeline.Corpus()
     cpu, wall = time.process_time(), time.perf_counter()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     profiler = None
     if args.profile:
         import cProfile
@@ -115,9 +116,12 @@ def main(argv: list[str]) -> int:
         profiler.disable()
         profiler.dump_stats(args.profile)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    children_cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
     gc.callbacks.remove(watch)
     n = len(rulings)
-    print(f"{n:,} rulings -> {len(result.entries):,} entries; {wall:.1f} s wall, {cpu:.1f} s CPU")
+    print(f"{n:,} rulings -> {len(result.entries):,} entries; {wall:.1f} s wall, {cpu:.1f} s CPU "
+          f"(+ {children_cpu:.1f} s CPU in worker processes)")
     for stage, seconds in timings.items():
         rate = f"{n / seconds:10,.0f} rulings/s" if seconds > 0.01 else ""
         print(f"  {stage:10} {seconds:8.2f} s {rate:22} RSS after {rss_after.get(stage, 0):7,.0f} MB")

@@ -35,9 +35,11 @@ import multiprocessing
 import os
 import re
 from collections import Counter, defaultdict, deque
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
+from multiprocessing.pool import Pool
 from typing import Iterable, Iterator
 
 import numpy as np
@@ -56,7 +58,7 @@ RELATED_SIMILARITY = 0.75      # refused candidates at least this similar become
 MIN_SIMILARITY = 0.55          # below this token-sequence similarity two texts are never the same
 MAX_RELATED = 5
 ADD_BATCH = 1024               # texts formed and MinHashed at a time (memory stays bounded)
-FORM_WORKERS = max(min(os.cpu_count() or 1, 4), 1)   # worker processes forming texts, see formed_batches
+FORM_WORKERS = min(os.cpu_count() or 1, 4) if (os.cpu_count() or 1) > 1 else 0   # see form_workers
 POOL_MIN_BATCHES = 6           # fewer batches than this are formed in this process (forking costs more)
 POOL_AHEAD = 2                 # batches in flight per worker (results wait in memory until placed)
 MAX_CANDIDATES = 48            # leaders verified per text, nearest by MinHash Jaccard: keeps the work linear
@@ -323,22 +325,27 @@ def _hard_difference(fa: Form, fb: Form) -> tuple[Counter, Counter]:
     then cancel what moved (a word deleted in one place and inserted in another)."""
     ta, tb = fa.tokens, fb.tokens
     soft = _ZH_SOFT if fa.zh else _en_soft_stems()
-    left_a: Counter = Counter()
-    left_b: Counter = Counter()
+    left_a: list[str] = []
+    left_b: list[str] = []
     for i1, i2, j1, j2 in _chunks(ta, tb):
         ca, cb = ta[i1:i2], tb[j1:j2]
         ha = [t for t in ca if t not in soft]
         hb = [t for t in cb if t not in soft]
+        if not ha and not hb:
+            continue
         if fa.zh and _is_name_swap(ca, ha, cb, hb):
             continue
         if not hb and _restated(ca, ha, ta, i1, i2):
             continue
         if not ha and _restated(cb, hb, tb, j1, j2):
             continue
-        left_a.update(ha)
-        left_b.update(hb)
-    common = left_a & left_b
-    return left_a - common, left_b - common
+        left_a += ha
+        left_b += hb
+    if not left_a or not left_b:            # nothing can cancel
+        return Counter(left_a), Counter(left_b)
+    count_a, count_b = Counter(left_a), Counter(left_b)
+    common = count_a & count_b
+    return count_a - common, count_b - common
 
 
 def _chunks(ta, tb) -> list[tuple[int, int, int, int]]:
@@ -375,8 +382,9 @@ def _restated(chunk, hard, whole, start, end) -> bool:
     short, opened by a definite article, every word already said elsewhere in the text."""
     if not hard or len(chunk) > 5 or chunk[0] not in _DEFINITE:
         return False
-    rest = Counter(whole[:start]) + Counter(whole[end:])
-    return all(rest[t] for t in hard)
+    rest = set(whole[:start])
+    rest.update(whole[end:])
+    return all(t in rest for t in hard)
 
 
 # --- candidates and grouping ---------------------------------------------------------------
@@ -396,33 +404,54 @@ def form_batch(matches: list[str]) -> tuple[list[Form], list[bytes]]:
     return forms, signatures([shingles(_hard_tokens(form)) for form in forms])
 
 
-def formed_batches(batches: list[list[str]], workers: int | None = None) -> Iterator[tuple[list[Form], list[bytes]]]:
+@contextmanager
+def form_workers(texts: int) -> Iterator[Pool | None]:
+    """A pool of FORM_WORKERS forked worker processes for an ingest of ``texts`` texts to place,
+    or None when they are too few to pay for forking (fewer than POOL_MIN_BATCHES batches of
+    ADD_BATCH), FORM_WORKERS is 0, or the platform has no ``fork``.
+
+    The workers are forked copies of this process that only read the batches sent to them and
+    touch little of its memory, so their pages stay shared with it. On exit the pool is ended,
+    whatever work is still outstanding (collect every result inside the block).
+    """
+    if (FORM_WORKERS < 1 or texts < POOL_MIN_BATCHES * ADD_BATCH
+            or "fork" not in multiprocessing.get_all_start_methods()):
+        yield None
+        return
+    pool = multiprocessing.get_context("fork").Pool(FORM_WORKERS)
+    try:
+        yield pool
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def formed_batches(batches: list[list[str]], pool: Pool | None = None) -> Iterator[tuple[list[Form], list[bytes]]]:
     """form_batch() of each batch of matching texts, yielded in order.
 
     Forming is independent per text and is most of dedup's work, while placing
-    texts (Grouper._place) must be sequential: with POOL_MIN_BATCHES batches or
-    more, the batches are formed in forked worker processes (FORM_WORKERS by
-    default, at most POOL_AHEAD batches each in flight) while this process
-    places the batches already formed. The results are the same as in one
-    process (same functions, same inputs; tests/test_dedup.py compares them).
-    The workers are forked copies that only read their batch and touch little of
-    this process's memory, so their pages stay shared. Without ``fork`` (or
-    with workers=0) everything runs here.
+    texts (Grouper._place) must be sequential: the batches are formed in the
+    worker processes of ``pool`` (or of form_workers(), when it gives a pool for
+    this many texts), at most POOL_AHEAD batches per worker in flight, while
+    this process places the batches already formed. The results are the same as
+    in one process (same functions, same inputs; tests/test_dedup.py compares them).
     """
-    workers = FORM_WORKERS if workers is None else workers
-    if workers < 1 or len(batches) < POOL_MIN_BATCHES or "fork" not in multiprocessing.get_all_start_methods():
-        for batch in batches:
-            yield form_batch(batch)
+    if pool is None:
+        with form_workers(sum(len(batch) for batch in batches)) as own:
+            if own is not None:
+                yield from formed_batches(batches, own)
+            else:
+                for batch in batches:
+                    yield form_batch(batch)
         return
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        waiting = iter(batches)
-        pending = deque(pool.apply_async(form_batch, (batch,)) for batch in islice(waiting, workers * POOL_AHEAD))
-        while pending:
-            result = pending.popleft().get()
-            batch = next(waiting, None)
-            if batch is not None:
-                pending.append(pool.apply_async(form_batch, (batch,)))
-            yield result
+    waiting = iter(batches)
+    pending = deque(pool.apply_async(form_batch, (batch,)) for batch in islice(waiting, FORM_WORKERS * POOL_AHEAD))
+    while pending:
+        result = pending.popleft().get()
+        batch = next(waiting, None)
+        if batch is not None:
+            pending.append(pool.apply_async(form_batch, (batch,)))
+        yield result
 
 
 def signatures(shingle_sets: list[set[bytes]]) -> list[bytes]:
@@ -616,16 +645,18 @@ class Grouper:
                 self._bands.setdefault(group.lang, BandIndex()).insert(number, group.signature)
         return self._bands.setdefault(lang, BandIndex())
 
-    def add(self, keys: list[tuple[str, str]]) -> set[int]:
+    def add(self, keys: list[tuple[str, str]], pool: Pool | None = None) -> set[int]:
         """Place new text keys (language key, matching text), best ranked first; returns the touched groups.
 
         Each text joins the leader it matches best among the LSH candidates, or
         leads a new group; a group that gains a Related link is touched too.
+        pool: worker processes to form the texts in (form_workers; formed_batches
+        makes its own for many texts when none is given).
         """
         touched: set[int] = set()
         keys = [key for key in keys if key not in self.group_of]
         batches = [keys[start:start + ADD_BATCH] for start in range(0, len(keys), ADD_BATCH)]
-        formed = formed_batches([[match for _, match in batch] for batch in batches])
+        formed = formed_batches([[match for _, match in batch] for batch in batches], pool)
         for batch, (forms, hashes) in zip(batches, formed):
             for (lang, match), form, signature in zip(batch, forms, hashes):
                 touched |= self._place(lang, match, form, signature)

@@ -288,7 +288,9 @@ def test_grouping_is_the_same_with_forming_workers(shared, monkeypatch):
     alone.add(keys)
     monkeypatch.setattr(dedup, "FORM_WORKERS", 2)
     batches = [[m for _, m in keys[i:i + 100]] for i in range(0, len(keys), 100)]
-    assert list(dedup.formed_batches(batches)) == [dedup.form_batch(b) for b in batches]
+    with dedup.form_workers(len(keys)) as pool:
+        assert pool is not None
+        assert list(dedup.formed_batches(batches, pool)) == [dedup.form_batch(b) for b in batches]
     pooled.add(keys)
     assert shape(pooled) == shape(alone)
     assert len(alone.groups) < len(keys) and any(alone.links.values())
