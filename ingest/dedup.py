@@ -307,6 +307,17 @@ def verify(fa: Form, fb: Form, explain: bool = True) -> Verdict:
     return Verdict(True, sim)
 
 
+def _judge(fa: Form, fb: Form) -> tuple[bool, float]:
+    """verify(fa, fb, explain=False)'s decision and similarity, without making a Verdict (the
+    placing loop's hot path: a candidate pair is judged here, and only a refused pair close
+    enough for a Related link goes through verify() for its reason)."""
+    sim = Indel.normalized_similarity(fa.tokens, fb.tokens)
+    if fa.zh != fb.zh or sim < MIN_SIMILARITY or fa.guards != fb.guards or fa.effects != fb.effects:
+        return False, sim
+    left_a, left_b = _hard_difference(fa, fb)
+    return not (left_a or left_b), sim
+
+
 def _may_be_similar(fa: Form, fb: Form) -> bool:
     """False when the token lengths alone put the Indel similarity (2 LCS / (len a + len b),
     LCS <= the shorter length) below MIN_SIMILARITY: then verify() could only refuse, with
@@ -667,15 +678,16 @@ class Grouper:
         index = self._index(lang)
         best: tuple[float, int] | None = None
         refused = []
-        for number in _nearest(index.query(signature), signature, self.groups):
+        bands = _band_keys(signature)
+        for number in _nearest(index.query(signature, bands), signature, self.groups):
             leader = self._leader_form(number)
             if not _may_be_similar(leader, form):
                 continue
-            verdict = verify(leader, form, explain=False)
-            if verdict.same:
-                if best is None or (verdict.similarity, -number) > (best[0], -best[1]):
-                    best = (verdict.similarity, number)
-            elif verdict.similarity >= RELATED_SIMILARITY:
+            same, similarity = _judge(leader, form)
+            if same:
+                if best is None or (similarity, -number) > (best[0], -best[1]):
+                    best = (similarity, number)
+            elif similarity >= RELATED_SIMILARITY:
                 refused.append((number, verify(leader, form)))
         if best is not None:
             target = best[1]
@@ -685,7 +697,7 @@ class Grouper:
             self.next_group += 1
             self.groups[target] = Group(lang, match, signature, {match: 1.0})
             self._forms[target] = form
-            index.insert(target, signature)
+            index.insert(target, signature, bands)
         self.group_of[(lang, match)] = target
         touched = {target}
         for number, verdict in refused:
@@ -806,9 +818,10 @@ class BandIndex:
     def __init__(self) -> None:
         self.tables: list[dict[int, int | list[int]]] = [{} for _ in range(banding()[0])]
 
-    def insert(self, number: int, signature: bytes) -> None:
-        """Add a leader (group number) under each band of its signature (signature_bytes)."""
-        for table, key in zip(self.tables, _band_keys(signature)):
+    def insert(self, number: int, signature: bytes, bands: list[int] | None = None) -> None:
+        """Add a leader (group number) under each band of its signature (signature_bytes;
+        bands: its _band_keys when already computed)."""
+        for table, key in zip(self.tables, bands or _band_keys(signature)):
             found = table.get(key)
             if found is None:
                 table[key] = number
@@ -829,10 +842,11 @@ class BandIndex:
             elif found == number:
                 del table[key]
 
-    def query(self, signature: bytes) -> set[int]:
-        """Group numbers of the leaders sharing at least one band with the signature."""
+    def query(self, signature: bytes, bands: list[int] | None = None) -> set[int]:
+        """Group numbers of the leaders sharing at least one band with the signature (bands: its
+        _band_keys when already computed)."""
         candidates: set[int] = set()
-        for table, key in zip(self.tables, _band_keys(signature)):
+        for table, key in zip(self.tables, bands or _band_keys(signature)):
             found = table.get(key)
             if found is None:
                 continue
