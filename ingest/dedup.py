@@ -59,7 +59,7 @@ MIN_SIMILARITY = 0.55          # below this token-sequence similarity two texts 
 MAX_RELATED = 5
 ADD_BATCH = 1024               # texts formed and MinHashed at a time (memory stays bounded)
 FORM_WORKERS = min(os.cpu_count() or 1, 4) if (os.cpu_count() or 1) > 1 else 0   # see form_workers
-POOL_MIN_BATCHES = 6           # fewer batches than this are formed in this process (forking costs more)
+POOL_MIN_BATCHES = 6           # fewer batches than this are formed in this process (starting workers costs more)
 POOL_AHEAD = 2                 # batches in flight per worker (results wait in memory until placed)
 MAX_CANDIDATES = 48            # leaders verified per text, nearest by MinHash Jaccard: keeps the work linear
 PLACEHOLDER = "~"
@@ -417,19 +417,24 @@ def form_batch(matches: list[str]) -> tuple[list[Form], list[bytes]]:
 
 @contextmanager
 def form_workers(texts: int) -> Iterator[Pool | None]:
-    """A pool of FORM_WORKERS forked worker processes for an ingest of ``texts`` texts to place,
-    or None when they are too few to pay for forking (fewer than POOL_MIN_BATCHES batches of
-    ADD_BATCH), FORM_WORKERS is 0, or the platform has no ``fork``.
+    """A pool of FORM_WORKERS worker processes for an ingest of ``texts`` texts to place, or None
+    when they are too few to pay for starting workers (fewer than POOL_MIN_BATCHES batches of
+    ADD_BATCH), FORM_WORKERS is 0, or the platform has no ``forkserver``.
 
-    The workers are forked copies of this process that only read the batches sent to them and
-    touch little of its memory, so their pages stay shared with it. On exit the pool is ended,
-    whatever work is still outstanding (collect every result inside the block).
+    The workers are forked from multiprocessing's fork server, a small process that has
+    imported only this module and ingest/tag.py, not from this process: a worker forked from a
+    process holding a million rulings would copy the memory pages it writes into (Python's
+    allocator and reference counts write all over the heap) and add hundreds of MB to the peak.
+    On exit the pool is ended, whatever work is still outstanding (collect every result inside
+    the block).
     """
     if (FORM_WORKERS < 1 or texts < POOL_MIN_BATCHES * ADD_BATCH
-            or "fork" not in multiprocessing.get_all_start_methods()):
+            or "forkserver" not in multiprocessing.get_all_start_methods()):
         yield None
         return
-    pool = multiprocessing.get_context("fork").Pool(FORM_WORKERS)
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["ingest.dedup", "ingest.tag"])
+    pool = context.Pool(FORM_WORKERS)
     try:
         yield pool
     finally:

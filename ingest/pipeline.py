@@ -331,7 +331,7 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
             # so no rank tuple need be kept per text (memory and time at a million rulings)
             best[key] = rank(ruling) if orphans else None
     del kept, kept_refs, orphan_rulings
-    with form_workers(len(best)) as workers:       # forked worker processes, or None for a small update
+    with form_workers(len(best)) as workers:       # worker processes, or None for a small update
         touched |= grouper.add(sorted(best, key=best.get) if orphans else list(best), workers)
         del best
         grouper.release_tables()          # the LSH tables and leader forms are rebuilt when next needed

@@ -270,7 +270,7 @@ def test_batch_signatures_are_datasketch_minhash_values(shared):
 
 
 def test_grouping_is_the_same_with_forming_workers(shared, monkeypatch):
-    """Texts formed in forked worker processes (formed_batches) are placed exactly as when
+    """Texts formed in worker processes (formed_batches) are placed exactly as when
     everything runs in one process: the same groups, members, similarities and links."""
     from ingest import dedup
     from ingest.normalise import normalise

@@ -53,7 +53,7 @@ def test_release_free_memory_trims_the_c_heap_where_glibc_is():
 
 
 def test_update_with_worker_processes_forms_the_same_entries(shared, monkeypatch):
-    """A full update whose texts are formed and tagged in forked worker processes
+    """A full update whose texts are formed and tagged in worker processes
     (dedup.form_workers) gives the same entries as one that does everything in this process:
     ids, variants, similarities, Related links, mechanics and translations."""
     from ingest import dedup
