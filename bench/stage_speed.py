@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import resource
 import sys
 import time
@@ -54,6 +55,21 @@ def current_rss_mb() -> float:
     """Resident memory of this process now (Linux /proc), MB."""
     with open("/proc/self/statm") as handle:
         return int(handle.read().split()[1]) * resource.getpagesize() / 2**20
+
+
+def worker_cpu() -> float:
+    """CPU seconds of the worker processes that have ended so far: children of this process, and
+    of multiprocessing's fork server (dedup's workers, ingest/dedup.py form_workers; Linux /proc)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = usage.ru_utime + usage.ru_stime
+    from multiprocessing import forkserver
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    if pid:
+        time.sleep(0.2)                       # the fork server reaps its ended workers on SIGCHLD
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        seconds += (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")    # cutime, cstime
+    return seconds
 
 
 def read_all(paths: list[Path]) -> list:
@@ -105,6 +121,7 @@ def main(argv: list[str]) -> int:
     timings: dict[str, float] = {}
     corpus = pipeline.Corpus()
     cpu, wall = time.process_time(), time.perf_counter()
+    children = worker_cpu()
     profiler = None
     if args.profile:
         import cProfile
@@ -115,9 +132,11 @@ def main(argv: list[str]) -> int:
         profiler.disable()
         profiler.dump_stats(args.profile)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    children_cpu = worker_cpu() - children
     gc.callbacks.remove(watch)
     n = len(rulings)
-    print(f"{n:,} rulings -> {len(result.entries):,} entries; {wall:.1f} s wall, {cpu:.1f} s CPU")
+    print(f"{n:,} rulings -> {len(result.entries):,} entries; {wall:.1f} s wall, {cpu:.1f} s CPU "
+          f"(+ {children_cpu:.1f} s CPU in worker processes)")
     for stage, seconds in timings.items():
         rate = f"{n / seconds:10,.0f} rulings/s" if seconds > 0.01 else ""
         print(f"  {stage:10} {seconds:8.2f} s {rate:22} RSS after {rss_after.get(stage, 0):7,.0f} MB")

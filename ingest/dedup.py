@@ -31,11 +31,16 @@ and the grouping does not depend on input order.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+import os
 import re
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from itertools import islice
+from multiprocessing.pool import Pool
+from typing import Iterable, Iterator
 
 import numpy as np
 import snowballstemmer
@@ -52,7 +57,10 @@ LSH_WEIGHTS = (0.5, 0.5)       # false positives cost a verifier call, false neg
 RELATED_SIMILARITY = 0.75      # refused candidates at least this similar become Related links
 MIN_SIMILARITY = 0.55          # below this token-sequence similarity two texts are never the same
 MAX_RELATED = 5
-ADD_BATCH = 2048               # texts formed and MinHashed at a time (memory stays bounded)
+ADD_BATCH = 1024               # texts formed and MinHashed at a time (memory stays bounded)
+FORM_WORKERS = min(os.cpu_count() or 1, 4) if (os.cpu_count() or 1) > 1 else 0   # see form_workers
+POOL_MIN_BATCHES = 6           # fewer batches than this are formed in this process (starting workers costs more)
+POOL_AHEAD = 2                 # batches in flight per worker (results wait in memory until placed)
 MAX_CANDIDATES = 48            # leaders verified per text, nearest by MinHash Jaccard: keeps the work linear
 PLACEHOLDER = "~"
 
@@ -299,6 +307,17 @@ def verify(fa: Form, fb: Form, explain: bool = True) -> Verdict:
     return Verdict(True, sim)
 
 
+def _judge(fa: Form, fb: Form) -> tuple[bool, float]:
+    """verify(fa, fb, explain=False)'s decision and similarity, without making a Verdict (the
+    placing loop's hot path: a candidate pair is judged here, and only a refused pair close
+    enough for a Related link goes through verify() for its reason)."""
+    sim = Indel.normalized_similarity(fa.tokens, fb.tokens)
+    if fa.zh != fb.zh or sim < MIN_SIMILARITY or fa.guards != fb.guards or fa.effects != fb.effects:
+        return False, sim
+    left_a, left_b = _hard_difference(fa, fb)
+    return not (left_a or left_b), sim
+
+
 def _may_be_similar(fa: Form, fb: Form) -> bool:
     """False when the token lengths alone put the Indel similarity (2 LCS / (len a + len b),
     LCS <= the shorter length) below MIN_SIMILARITY: then verify() could only refuse, with
@@ -317,22 +336,27 @@ def _hard_difference(fa: Form, fb: Form) -> tuple[Counter, Counter]:
     then cancel what moved (a word deleted in one place and inserted in another)."""
     ta, tb = fa.tokens, fb.tokens
     soft = _ZH_SOFT if fa.zh else _en_soft_stems()
-    left_a: Counter = Counter()
-    left_b: Counter = Counter()
+    left_a: list[str] = []
+    left_b: list[str] = []
     for i1, i2, j1, j2 in _chunks(ta, tb):
         ca, cb = ta[i1:i2], tb[j1:j2]
         ha = [t for t in ca if t not in soft]
         hb = [t for t in cb if t not in soft]
+        if not ha and not hb:
+            continue
         if fa.zh and _is_name_swap(ca, ha, cb, hb):
             continue
         if not hb and _restated(ca, ha, ta, i1, i2):
             continue
         if not ha and _restated(cb, hb, tb, j1, j2):
             continue
-        left_a.update(ha)
-        left_b.update(hb)
-    common = left_a & left_b
-    return left_a - common, left_b - common
+        left_a += ha
+        left_b += hb
+    if not left_a or not left_b:            # nothing can cancel
+        return Counter(left_a), Counter(left_b)
+    count_a, count_b = Counter(left_a), Counter(left_b)
+    common = count_a & count_b
+    return count_a - common, count_b - common
 
 
 def _chunks(ta, tb) -> list[tuple[int, int, int, int]]:
@@ -369,8 +393,9 @@ def _restated(chunk, hard, whole, start, end) -> bool:
     short, opened by a definite article, every word already said elsewhere in the text."""
     if not hard or len(chunk) > 5 or chunk[0] not in _DEFINITE:
         return False
-    rest = Counter(whole[:start]) + Counter(whole[end:])
-    return all(rest[t] for t in hard)
+    rest = set(whole[:start])
+    rest.update(whole[end:])
+    return all(t in rest for t in hard)
 
 
 # --- candidates and grouping ---------------------------------------------------------------
@@ -381,6 +406,135 @@ def shingles(toks: Iterable[str]) -> set[bytes]:
     if len(toks) < 2:
         return {" ".join(toks).encode("utf-8")}
     return {f"{a} {b}".encode("utf-8") for a, b in zip(toks, toks[1:])}
+
+
+def form_batch(matches: list[str]) -> tuple[list[Form], list[bytes]]:
+    """The comparison forms (compare_form) and MinHash signatures (signature_bytes of the
+    shingles of the hard tokens) of a batch of matching-form texts, in order."""
+    forms = [compare_form(match) for match in matches]
+    return forms, signatures([shingles(_hard_tokens(form)) for form in forms])
+
+
+@contextmanager
+def form_workers(texts: int) -> Iterator[Pool | None]:
+    """A pool of FORM_WORKERS worker processes for an ingest of ``texts`` texts to place, or None
+    when they are too few to pay for starting workers (fewer than POOL_MIN_BATCHES batches of
+    ADD_BATCH), FORM_WORKERS is 0, or the platform has no ``forkserver``.
+
+    The workers are forked from multiprocessing's fork server, a small process that has
+    imported only this module and ingest/tag.py, not from this process: a worker forked from a
+    process holding a million rulings would copy the memory pages it writes into (Python's
+    allocator and reference counts write all over the heap) and add hundreds of MB to the peak.
+    On exit the pool is ended, whatever work is still outstanding (collect every result inside
+    the block).
+    """
+    if (FORM_WORKERS < 1 or texts < POOL_MIN_BATCHES * ADD_BATCH
+            or "forkserver" not in multiprocessing.get_all_start_methods()):
+        yield None
+        return
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["ingest.dedup", "ingest.tag"])
+    pool = context.Pool(FORM_WORKERS)
+    try:
+        yield pool
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def formed_batches(batches: list[list[str]], pool: Pool | None = None) -> Iterator[tuple[list[Form], list[bytes]]]:
+    """form_batch() of each batch of matching texts, yielded in order.
+
+    Forming is independent per text and is most of dedup's work, while placing
+    texts (Grouper._place) must be sequential: the batches are formed in the
+    worker processes of ``pool`` (or of form_workers(), when it gives a pool for
+    this many texts), at most POOL_AHEAD batches per worker in flight, while
+    this process places the batches already formed. The results are the same as
+    in one process (same functions, same inputs; tests/test_dedup.py compares them).
+    """
+    if pool is None:
+        with form_workers(sum(len(batch) for batch in batches)) as own:
+            if own is not None:
+                yield from formed_batches(batches, own)
+            else:
+                for batch in batches:
+                    yield form_batch(batch)
+        return
+    waiting = iter(batches)
+    pending = deque(pool.apply_async(form_batch, (batch,)) for batch in islice(waiting, FORM_WORKERS * POOL_AHEAD))
+    while pending:
+        result = pending.popleft().get()
+        batch = next(waiting, None)
+        if batch is not None:
+            pending.append(pool.apply_async(form_batch, (batch,)))
+        yield result
+
+
+def signatures(shingle_sets: list[set[bytes]]) -> list[bytes]:
+    """MinHash signatures (signature_bytes) of many shingle sets at once: the values datasketch's
+    ``MinHash(num_perm=NUM_PERM)`` gives after ``update_batch`` of each set, computed as one numpy
+    pass over all shingles (hash each shingle once, permute, minimum per set with ``reduceat``)
+    instead of a MinHash object per set. Every set must be non-empty (``shingles`` never returns
+    an empty set). The arithmetic is datasketch's own scheme (``_Permuter``), checked against
+    ``MinHash.bulk`` on first use; if they ever disagree, ``MinHash.bulk`` is used instead."""
+    if not shingle_sets:
+        return []
+    permuter = _permuter()
+    if permuter is None:
+        return [signature_bytes(mh) for mh in MinHash.bulk(shingle_sets, num_perm=NUM_PERM)]
+    return permuter.signatures(shingle_sets)
+
+
+class _Permuter:
+    """datasketch's MinHash arithmetic over a whole batch: sha1_hash32 of each shingle (the first 4
+    bytes of its SHA-1, little-endian), then per permutation (a, b) either the ``affine32`` scheme
+    (MurmurHash3 finalizer, ``a * h + b`` mod 2**32, datasketch 2) or the ``legacy`` one
+    (``(a * h + b) mod (2**61 - 1)`` masked to 32 bits, datasketch 1); the signature is the
+    minimum over the set's shingles."""
+
+    def __init__(self, scheme: str, permutations) -> None:
+        self.scheme = scheme
+        self.a, self.b = (np.asarray(p) for p in permutations)
+
+    def signatures(self, shingle_sets: list[set[bytes]]) -> list[bytes]:
+        """signature_bytes of each non-empty shingle set, in order."""
+        sha1 = hashlib.sha1
+        digests = b"".join([sha1(s).digest()[:4] for shingle_set in shingle_sets for s in shingle_set])
+        hv = np.frombuffer(digests, dtype="<u4")
+        if self.scheme == "affine32":
+            hv = hv.astype(np.uint32)
+            hv = hv ^ (hv >> np.uint32(16))
+            hv = hv * np.uint32(0x85EBCA6B)
+            hv = hv ^ (hv >> np.uint32(13))
+            hv = hv * np.uint32(0xC2B2AE35)
+            hv = hv ^ (hv >> np.uint32(16))
+            phv = hv[:, None] * self.a[None, :] + self.b[None, :]
+        else:
+            hv = hv.astype(np.uint64)
+            phv = (hv[:, None] * self.a[None, :] + self.b[None, :]) % np.uint64((1 << 61) - 1)
+            phv &= np.uint64((1 << 32) - 1)
+        sizes = np.fromiter((len(shingle_set) for shingle_set in shingle_sets), dtype=np.int64,
+                            count=len(shingle_sets))
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        minima = np.minimum.reduceat(phv, starts, axis=0).astype("<u4")
+        return [row.tobytes() for row in minima]
+
+
+_PERMUTER_CHECK = [{b"a b"}, {b"~ deal", b"deal 3", b"3 damage"}, {b"\xe7\x89\x8c"},
+                   {f"w{i} w{i + 1}".encode() for i in range(40)}]
+
+
+@lru_cache(maxsize=1)
+def _permuter() -> _Permuter | None:
+    """The batch arithmetic for the installed datasketch, or None when it does not reproduce
+    ``MinHash.bulk`` on a few shingle sets (an unknown scheme)."""
+    probe = MinHash(num_perm=NUM_PERM)
+    scheme = getattr(probe, "scheme", "legacy")
+    if scheme not in ("affine32", "legacy"):
+        return None
+    permuter = _Permuter(scheme, probe.permutations)
+    expected = [signature_bytes(mh) for mh in MinHash.bulk(_PERMUTER_CHECK, num_perm=NUM_PERM)]
+    return permuter if permuter.signatures(_PERMUTER_CHECK) == expected else None
 
 
 def _hard_tokens(form: Form) -> list[str]:
@@ -507,20 +661,21 @@ class Grouper:
                 self._bands.setdefault(group.lang, BandIndex()).insert(number, group.signature)
         return self._bands.setdefault(lang, BandIndex())
 
-    def add(self, keys: list[tuple[str, str]]) -> set[int]:
+    def add(self, keys: list[tuple[str, str]], pool: Pool | None = None) -> set[int]:
         """Place new text keys (language key, matching text), best ranked first; returns the touched groups.
 
         Each text joins the leader it matches best among the LSH candidates, or
         leads a new group; a group that gains a Related link is touched too.
+        pool: worker processes to form the texts in (form_workers; formed_batches
+        makes its own for many texts when none is given).
         """
         touched: set[int] = set()
         keys = [key for key in keys if key not in self.group_of]
-        for start in range(0, len(keys), ADD_BATCH):
-            batch = keys[start:start + ADD_BATCH]
-            forms = [compare_form(match) for _, match in batch]
-            hashes = MinHash.bulk([shingles(_hard_tokens(form)) for form in forms], num_perm=NUM_PERM)
-            for (lang, match), form, mh in zip(batch, forms, hashes):
-                touched |= self._place(lang, match, form, signature_bytes(mh))
+        batches = [keys[start:start + ADD_BATCH] for start in range(0, len(keys), ADD_BATCH)]
+        formed = formed_batches([[match for _, match in batch] for batch in batches], pool)
+        for batch, (forms, hashes) in zip(batches, formed):
+            for (lang, match), form, signature in zip(batch, forms, hashes):
+                touched |= self._place(lang, match, form, signature)
         return touched
 
     def _place(self, lang: str, match: str, form: Form, signature: bytes) -> set[int]:
@@ -528,15 +683,16 @@ class Grouper:
         index = self._index(lang)
         best: tuple[float, int] | None = None
         refused = []
-        for number in _nearest(index.query(signature), signature, self.groups):
+        bands = _band_keys(signature)
+        for number in _nearest(index.query(signature, bands), signature, self.groups):
             leader = self._leader_form(number)
             if not _may_be_similar(leader, form):
                 continue
-            verdict = verify(leader, form, explain=False)
-            if verdict.same:
-                if best is None or (verdict.similarity, -number) > (best[0], -best[1]):
-                    best = (verdict.similarity, number)
-            elif verdict.similarity >= RELATED_SIMILARITY:
+            same, similarity = _judge(leader, form)
+            if same:
+                if best is None or (similarity, -number) > (best[0], -best[1]):
+                    best = (similarity, number)
+            elif similarity >= RELATED_SIMILARITY:
                 refused.append((number, verify(leader, form)))
         if best is not None:
             target = best[1]
@@ -546,7 +702,7 @@ class Grouper:
             self.next_group += 1
             self.groups[target] = Group(lang, match, signature, {match: 1.0})
             self._forms[target] = form
-            index.insert(target, signature)
+            index.insert(target, signature, bands)
         self.group_of[(lang, match)] = target
         touched = {target}
         for number, verdict in refused:
@@ -667,9 +823,10 @@ class BandIndex:
     def __init__(self) -> None:
         self.tables: list[dict[int, int | list[int]]] = [{} for _ in range(banding()[0])]
 
-    def insert(self, number: int, signature: bytes) -> None:
-        """Add a leader (group number) under each band of its signature (signature_bytes)."""
-        for table, key in zip(self.tables, _band_keys(signature)):
+    def insert(self, number: int, signature: bytes, bands: list[int] | None = None) -> None:
+        """Add a leader (group number) under each band of its signature (signature_bytes;
+        bands: its _band_keys when already computed)."""
+        for table, key in zip(self.tables, bands or _band_keys(signature)):
             found = table.get(key)
             if found is None:
                 table[key] = number
@@ -690,10 +847,11 @@ class BandIndex:
             elif found == number:
                 del table[key]
 
-    def query(self, signature: bytes) -> set[int]:
-        """Group numbers of the leaders sharing at least one band with the signature."""
+    def query(self, signature: bytes, bands: list[int] | None = None) -> set[int]:
+        """Group numbers of the leaders sharing at least one band with the signature (bands: its
+        _band_keys when already computed)."""
         candidates: set[int] = set()
-        for table, key in zip(self.tables, _band_keys(signature)):
+        for table, key in zip(self.tables, bands or _band_keys(signature)):
             found = table.get(key)
             if found is None:
                 continue

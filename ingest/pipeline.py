@@ -13,11 +13,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ingest.dedup import MAX_RELATED, Grouper, dedup, rank, rank_order, relink, text_key
+from ingest.dedup import MAX_RELATED, Grouper, dedup, form_workers, rank, rank_order, relink, text_key
 from ingest.language import declared_disagrees, remember_decisions
 from ingest.model import Entry, Related, Ruling, Translation
 from ingest.normalise import Rejection, corpus_words, normalise
-from ingest.tag import tag
+from ingest.tag import mechanics_of_keys, tag, tag_key
 from ingest.translate import learn_from_entries, link_rulings, link_translations
 
 
@@ -331,27 +331,30 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
             # so no rank tuple need be kept per text (memory and time at a million rulings)
             best[key] = rank(ruling) if orphans else None
     del kept, kept_refs, orphan_rulings
-    touched |= grouper.add(sorted(best, key=best.get) if orphans else list(best))
-    del best
-    grouper.release_tables()          # the LSH tables and leader forms are rebuilt when next needed
-    if everything:
-        touched = set(grouper.groups)
-    release_free_memory()              # what dedup freed goes back before entries are made
-    clock.lap("dedup")
-    # build the touched entries
-    entries = _materialize(corpus, sorted(touched), pool, fetch)
-    fresh = [entries[g] for g in sorted(entries) if g not in info]
-    taken = {i.id for g, i in info.items()}
-    assign_ids(fresh, previous_ids, old_aliases, taken)
-    for g, entry in entries.items():
-        if g in info:
-            entry.id, entry.aliases = info[g].id, list(info[g].aliases)
-    ids = {g: (entries[g].id if g in entries else i.id) for g, i in info.items()}
-    ids.update({g: e.id for g, e in entries.items()})
-    for g, entry in entries.items():
-        entry.related = _related(grouper.links.get(g, {}), ids)
-    clock.lap("ids")
-    tag(list(entries.values()))
+    with form_workers(len(best)) as workers:       # worker processes, or None for a small update
+        touched |= grouper.add(sorted(best, key=best.get) if orphans else list(best), workers)
+        del best
+        grouper.release_tables()          # the LSH tables and leader forms are rebuilt when next needed
+        if everything:
+            touched = set(grouper.groups)
+        release_free_memory()              # what dedup freed goes back before entries are made
+        clock.lap("dedup")
+        # the added rulings' tags are found in the workers while the entries are made here
+        tagging = _tag_in_workers(workers, added) if workers is not None else None
+        # build the touched entries
+        entries = _materialize(corpus, sorted(touched), pool, fetch)
+        fresh = [entries[g] for g in sorted(entries) if g not in info]
+        taken = {i.id for g, i in info.items()}
+        assign_ids(fresh, previous_ids, old_aliases, taken)
+        for g, entry in entries.items():
+            if g in info:
+                entry.id, entry.aliases = info[g].id, list(info[g].aliases)
+        ids = {g: (entries[g].id if g in entries else i.id) for g, i in info.items()}
+        ids.update({g: e.id for g, e in entries.items()})
+        for g, entry in entries.items():
+            entry.related = _related(grouper.links.get(g, {}), ids)
+        clock.lap("ids")
+        tag(list(entries.values()), tagging() if tagging is not None else None)
     before = {g: info[g] for g in entries if g in info}
     alike: dict = {}
     for g, entry in entries.items():
@@ -406,6 +409,22 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     live = {i.id for i in info.values()}
     deleted = sorted({i.id for i in old_info.values()} - live)
     return Update([rewrite[g] for g in sorted(rewrite)], deleted, rejections, mismatches)
+
+
+TAG_BATCH = 2048       # rulings tagged per task in the worker processes
+
+
+def _tag_in_workers(workers, added: dict[int, list[Ruling]]) -> Callable[[], dict]:
+    """Start tagging every distinct tag_key of the added, kept rulings in the worker processes
+    (tag.mechanics_of_keys, TAG_BATCH keys a task); returns a function that waits for the
+    results and gives them as tag()'s ``known`` (tag_key -> mechanics)."""
+    keys = list(dict.fromkeys(tag_key(r) for rulings in added.values() for r in rulings if r.match))
+    tasks = [workers.apply_async(mechanics_of_keys, (keys[start:start + TAG_BATCH],))
+             for start in range(0, len(keys), TAG_BATCH)]
+
+    def results() -> dict:
+        return dict(zip(keys, (found for task in tasks for found in task.get())))
+    return results
 
 
 def share_strings(rulings: list[Ruling], table: dict, normalised: bool = False) -> None:

@@ -414,14 +414,28 @@ def mechanics_in_plain(text: str, cards=()) -> tuple[str, ...]:
     return _mechanics_of(masked, _matchers())
 
 
-def tag(entries: list[Entry]) -> None:
-    """Set ``mechanics`` on each entry: the union of its variants' tags (in place)."""
-    memo: dict[tuple[str, str | None], tuple[str, ...]] = {}  # a ruling repeated on every printing is tagged once
+def tag_key(ruling) -> tuple[str, str | None]:
+    """What a ruling's tags depend on: (its text, repaired when repaired; its card name)."""
+    return (ruling.repaired_text or ruling.text, ruling.card)
+
+
+def mechanics_of_keys(keys: list[tuple[str, str | None]]) -> list[tuple[str, ...]]:
+    """mechanics_in() of each tag_key (text, card), in order (a batch for a worker process)."""
+    return [mechanics_in(text, [card] if card else []) for text, card in keys]
+
+
+def tag(entries: list[Entry], known: dict[tuple[str, str | None], tuple[str, ...]] | None = None) -> None:
+    """Set ``mechanics`` on each entry: the union of its variants' tags (in place).
+
+    known: mechanics already found by tag_key (mechanics_of_keys, e.g. in worker processes
+    while the entries were made); extended in place with the rest.
+    """
+    memo = {} if known is None else known   # a ruling repeated on every printing is tagged once
     for entry in entries:
         found = set()
         for variant in entry.variants:
             r = variant.ruling
-            key = (r.repaired_text or r.text, r.card)
+            key = tag_key(r)
             if key not in memo:
                 memo[key] = mechanics_in(key[0], [r.card] if r.card else [])
             found.update(memo[key])

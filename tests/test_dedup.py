@@ -250,3 +250,47 @@ def test_grouper_places_texts_the_same_after_its_tables_are_released(shared):
     shape = lambda g: ({n: (x.leader, x.members) for n, x in g.groups.items()}, g.group_of, g.links)
     assert shape(released) == shape(kept_tables)
     assert len(released.groups) < len(keys) and any(released.links.values())
+
+
+def test_batch_signatures_are_datasketch_minhash_values(shared):
+    """signatures() (one numpy pass over a batch) gives the hash values of datasketch's MinHash.bulk
+    for every text of a real set, English and Chinese."""
+    from datasketch import MinHash
+
+    from ingest.dedup import NUM_PERM, _hard_tokens, compare_form, shingles, signature_bytes, signatures
+    from ingest.normalise import normalise
+
+    rulings = read_file(shared / "realdata" / "mtgjson3-sets" / "XLN.json").rulings
+    rulings += read_file(shared / "realdata" / "zh-cn-release-notes-athenacykes" / "release_notes" / "faq_xln.docx").rulings
+    kept, _ = normalise(rulings)
+    texts = sorted({r.match for r in kept})
+    sets = [shingles(_hard_tokens(compare_form(t))) for t in texts] + [shingles([]), shingles(["~"])]
+    assert any(len(s) == 1 for s in sets) and any(compare_form(t).zh for t in texts)
+    assert signatures(sets) == [signature_bytes(mh) for mh in MinHash.bulk(sets, num_perm=NUM_PERM)]
+
+
+def test_grouping_is_the_same_with_forming_workers(shared, monkeypatch):
+    """Texts formed in worker processes (formed_batches) are placed exactly as when
+    everything runs in one process: the same groups, members, similarities and links."""
+    from ingest import dedup
+    from ingest.normalise import normalise
+
+    rulings = []
+    for name in ("XLN.json", "KLD.json", "AER.json"):
+        rulings += read_file(shared / "realdata" / "mtgjson3-sets" / name).rulings
+    kept, _ = normalise(rulings)
+    keys = list(dict.fromkeys((dedup._lang_key(kept[i]), kept[i].match) for i in dedup.rank_order(kept)))
+    monkeypatch.setattr(dedup, "ADD_BATCH", 100)
+    assert len(keys) >= dedup.POOL_MIN_BATCHES * 100
+    shape = lambda g: ({n: (x.leader, x.members, x.signature) for n, x in g.groups.items()}, g.group_of, g.links)
+    alone, pooled = dedup.Grouper(), dedup.Grouper()
+    monkeypatch.setattr(dedup, "FORM_WORKERS", 0)
+    alone.add(keys)
+    monkeypatch.setattr(dedup, "FORM_WORKERS", 2)
+    batches = [[m for _, m in keys[i:i + 100]] for i in range(0, len(keys), 100)]
+    with dedup.form_workers(len(keys)) as pool:
+        assert pool is not None
+        assert list(dedup.formed_batches(batches, pool)) == [dedup.form_batch(b) for b in batches]
+    pooled.add(keys)
+    assert shape(pooled) == shape(alone)
+    assert len(alone.groups) < len(keys) and any(alone.links.values())

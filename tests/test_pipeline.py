@@ -1,5 +1,6 @@
 """ingest/pipeline.py: the memory savings of update_corpus keep every value as it was."""
 
+from contextlib import contextmanager
 from dataclasses import astuple
 
 from ingest.dedup import dedup
@@ -49,3 +50,35 @@ def test_release_free_memory_trims_the_c_heap_where_glibc_is():
     from ingest.pipeline import release_free_memory
 
     assert release_free_memory() is (platform.libc_ver()[0] == "glibc")
+
+
+def test_update_with_worker_processes_forms_the_same_entries(shared, monkeypatch):
+    """A full update whose texts are formed and tagged in worker processes
+    (dedup.form_workers) gives the same entries as one that does everything in this process:
+    ids, variants, similarities, Related links, mechanics and translations."""
+    from ingest import dedup
+    from ingest.pipeline import Corpus, update_corpus
+
+    monkeypatch.setattr(dedup, "ADD_BATCH", 100)
+
+    def entries(workers):
+        monkeypatch.setattr(dedup, "FORM_WORKERS", workers)
+        rulings = _real_rulings(shared, ("XLN.json", "KLD.json", "AER.json"))
+        update = update_corpus(Corpus(), {}, {0: rulings}, lambda refs: {}, everything=True)
+        return [(e.id, e.text, [(v.ruling.key(), v.similarity) for v in e.variants],
+                 [(r.id, r.reason) for r in e.related], e.mechanics, e.translations) for e in update.entries]
+
+    alone = entries(0)
+    pools = []
+    original = dedup.form_workers
+
+    @contextmanager
+    def watched(texts):
+        with original(texts) as pool:
+            pools.append(pool)
+            yield pool
+    monkeypatch.setattr("ingest.pipeline.form_workers", watched)
+    pooled = entries(2)
+    assert len(pools) == 1 and pools[0] is not None
+    assert pooled == alone
+    assert len(alone) > 800 and sum(bool(e[4]) for e in alone) > 200 and sum(bool(e[3]) for e in alone) > 10
