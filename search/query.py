@@ -17,6 +17,7 @@ ignored. Every input either parses or raises QueryError with a one-line reason.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
 import re
@@ -29,7 +30,7 @@ from whoosh.analysis import Token
 from whoosh.matching import ListMatcher, NullMatcher
 from whoosh.matching.wrappers import ConstantScoreWrapperMatcher
 from whoosh.qparser import syntax
-from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term, TermRange
+from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term, TermRange
 from whoosh.query.wrappers import ConstantScoreQuery
 from whoosh.reading import TermNotFound
 
@@ -294,12 +295,24 @@ class OperatorCleanupPlugin(qparser.Plugin):
                 if isinstance(node, syntax.Operator) and not _has_operands(nodes, i):
                     word = syntax.WordNode(node.text)
                     word.startchar, word.endchar = getattr(node, "startchar", 0), getattr(node, "endchar", 0)
-                    nodes[i] = word
+                    nodes[i] = _in_every_field(word)
                     changed = True
                     break
         cleaned = group.empty_copy()
         cleaned.extend(nodes)
         return cleaned
+
+
+def _in_every_field(word: syntax.WordNode) -> syntax.GroupNode:
+    """The word searched in every searched field with its boost, as MultifieldPlugin makes a word (it ran
+    before this cleanup: a word made here was left without a field and could match nothing)."""
+    made = []
+    for name, boost in index.searched_fields().items():
+        node = copy.copy(word)
+        node.set_fieldname(name)
+        node.set_boost(boost)
+        made.append(node)
+    return syntax.OrGroup(made)
 
 
 def _has_operands(nodes: list, i: int) -> bool:
@@ -359,7 +372,28 @@ def parse(schema, text: str) -> Query:
         raise QueryError("query is nested too deeply") from None
     if query is None or isinstance(query, type(NullQuery)) or not _searchable_fields(query) - {"mechanics"}:
         raise QueryError(f"query {text!r} has no words to search for")
-    return without_andnot(without_unmatchable(query))
+    return without_andnot(without_unmatchable(without_positionless_phrases(query, schema)))
+
+
+def without_positionless_phrases(query: Query, schema) -> Query:
+    """Each phrase on a field that keeps no positions as the AND of its words.
+
+    A quoted phrase is searched in every field, ``mechanics`` too, and that keyword
+    field splits its text at commas: ``"x, y"`` or a pasted ruling sentence made a
+    phrase there, which Whoosh refuses ("field has no positions"). There the words
+    must all be present instead (a mechanic tag is one term, so order means nothing).
+    """
+    if isinstance(query, Phrase):
+        field = schema[query.fieldname] if query.fieldname in schema else None
+        if field is not None and not (field.format and field.format.supports("positions")):
+            words = [Term(query.fieldname, word) for word in query.words]
+            if len(words) == 1:
+                return Term(query.fieldname, query.words[0], boost=query.boost)
+            return And(words, boost=query.boost)
+        return query
+    if query.is_leaf():
+        return query
+    return query.apply(lambda q: without_positionless_phrases(q, schema))
 
 
 _PLAIN = re.compile(r"[ \t]*[A-Za-z]+(?:[ \t]+[A-Za-z]+)*[ \t]*")

@@ -391,3 +391,27 @@ def test_plain_words_are_parsed_as_the_parser_parses_them(real_index):
         for other in ("counter OR damage", "a AND b", "not flying", "set:xln", "first-strike", "Lim-Dûl",
                       "\"first strike\"", "-combat damage", "火力", "+1/+1", "x1"):
             assert query._plain_words(schema, other) is None, other
+
+
+def test_a_phrase_with_a_comma_searches_the_mechanics_field_as_words(real_index):
+    """``"flying, reach"`` (or a pasted ruling sentence) made a phrase on the comma-split mechanics
+    keyword field, which Whoosh refused with a traceback ("field has no positions", the tester's F1).
+    The text fields still match the phrase; the mechanics field needs every word as a tag."""
+    with_comma = {hit["id"]: hit for hit in query.search(real_index, '"flying, reach"', limit=1000)}
+    without = {hit["id"] for hit in query.search(real_index, '"flying reach"', limit=1000)}
+    assert with_comma and without <= set(with_comma)
+    assert all({"flying", "reach"} <= set(with_comma[i]["mechanics"]) for i in set(with_comma) - without)
+    sentence = ('"If the copied spell has an X whose value was determined as it was cast, the copy has the '
+                'same value of X."')
+    assert len(query.search(real_index, sentence, limit=10)) >= 1
+
+
+@pytest.mark.parametrize("doubled, meant", [("NOT NOT flying", "not -flying"), ("flying AND AND reach", "flying and reach"),
+                                            ("OR flying", "or flying"), ("flying OR OR reach", "flying (or OR reach)")])
+def test_an_operator_without_operands_is_searched_as_a_word_in_every_field(real_index, doubled, meant):
+    """A stray operator became a word with no field, which matched nothing: ``NOT NOT flying`` found no
+    entry (the tester's F2). It is the word itself, searched as any word is."""
+    def ids(text):
+        return [hit["id"] for hit in query.search(real_index, text, limit=100_000)]
+    assert ids(doubled) == ids(meant)
+    assert ids("NOT NOT flying")
