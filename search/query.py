@@ -30,7 +30,18 @@ from whoosh.analysis import Token
 from whoosh.matching import ListMatcher, NullMatcher
 from whoosh.matching.wrappers import ConstantScoreWrapperMatcher
 from whoosh.qparser import syntax
-from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term, TermRange
+from whoosh.query import (
+    And,
+    AndNot,
+    Every,
+    Not,
+    NullQuery,
+    Or,
+    Phrase,
+    Query,
+    Term,
+    TermRange,
+)
 from whoosh.query.wrappers import ConstantScoreQuery
 from whoosh.reading import TermNotFound
 
