@@ -6,7 +6,7 @@
   reads the others only in blocks holding its documents); phrases are checked on
   the positions of the documents holding every word. Whoosh's document-at-a-time
   matcher tree stepped, skipped and scored every posting through several Python
-  method calls (words at a million rulings: 78 -> about 40 ms of CPU). The
+  method calls (the benchmark's word queries at a million rulings: p50 78 -> 44–52 ms). The
   scores are Whoosh's BM25F scores, summed in the shape of Whoosh's matcher
   trees, so hits and scores are the same (compared on the benchmark's queries).
 - Every match is scored: Whoosh's matcher replacement lost documents of the top N
