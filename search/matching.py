@@ -310,10 +310,7 @@ class SegmentScores:
             else:
                 found = _weighted_tree([(self._size(q), self.scores(q, scored, within)) for q in subqueries],
                                        _union)
-            if scored and query.boost != 1.0:
-                boost = query.boost
-                return {docnum: score * boost for docnum, score in found.items()}
-            return found
+            return _times(found, query.boost) if scored else found
         if kind is Phrase:
             return self._phrase(query, scored, within)
         if isinstance(query, ConstantScoreQuery):
@@ -409,10 +406,7 @@ class SegmentScores:
                       for docnum, tf in zip(docnums, weights)}
         else:
             scores = dict(zip(docnums, weights))
-        if query.boost != 1.0:
-            boost = query.boost
-            scores = {docnum: score * boost for docnum, score in scores.items()}
-        return scores
+        return _times(scores, query.boost)
 
     def _phrase(self, query, scored: bool, within: Within | None) -> dict[int, float]:
         """A phrase as Whoosh matches it (query/positional.py Phrase.matcher: SpanNear2 of its words,
@@ -472,10 +466,7 @@ class SegmentScores:
             found[docnum] = _binary_sum([idf * ((tf * k1_plus_1) / (tf + norms[length]))
                                          for (idf, norms), tf in
                                          zip(constants, (w[2][i] for w, i in zip(words, at)))])
-        if scored and query.boost != 1.0:
-            boost = query.boost
-            return {docnum: score * boost for docnum, score in found.items()}
-        return found
+        return _times(found, query.boost) if scored else found
 
     def _bm25_constants(self, fieldname: str, btext: bytes) -> tuple[float, list[float], list[float]]:
         """The term's idf; per length byte, ``K1 * ((1 - B) + B * length / avgfl)`` (whoosh scoring.py
@@ -532,6 +523,13 @@ class Within:
         if self._sorted is None:
             self._sorted = sorted(self.docnums)
         return self._sorted
+
+
+def _times(scores: dict[int, float], boost: float) -> dict[int, float]:
+    """The scores times a query's boost (Whoosh's WrappingMatcher arithmetic); the same dict for 1.0."""
+    if boost == 1.0:
+        return scores
+    return {docnum: score * boost for docnum, score in scores.items()}
 
 
 class _Excluded:
