@@ -17,7 +17,6 @@ ignored. Every input either parses or raises QueryError with a one-line reason.
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import json
 import re
@@ -306,7 +305,7 @@ class OperatorCleanupPlugin(qparser.Plugin):
                 if isinstance(node, syntax.Operator) and not _has_operands(nodes, i):
                     word = syntax.WordNode(node.text)
                     word.startchar, word.endchar = getattr(node, "startchar", 0), getattr(node, "endchar", 0)
-                    nodes[i] = _in_every_field(word)
+                    nodes[i] = _in_every_field(parser, word)
                     changed = True
                     break
         cleaned = group.empty_copy()
@@ -314,16 +313,11 @@ class OperatorCleanupPlugin(qparser.Plugin):
         return cleaned
 
 
-def _in_every_field(word: syntax.WordNode) -> syntax.GroupNode:
-    """The word searched in every searched field with its boost, as MultifieldPlugin makes a word (it ran
-    before this cleanup: a word made here was left without a field and could match nothing)."""
-    made = []
-    for name, boost in index.searched_fields().items():
-        node = copy.copy(word)
-        node.set_fieldname(name)
-        node.set_boost(boost)
-        made.append(node)
-    return syntax.OrGroup(made)
+def _in_every_field(parser, word: syntax.WordNode) -> syntax.GroupNode:
+    """The word in every searched field, made by the parser's own MultifieldPlugin (its pass ran before
+    this cleanup: a word made here was left without a field and could match nothing)."""
+    multifield = next(plugin for plugin in parser.plugins if isinstance(plugin, qparser.MultifieldPlugin))
+    return multifield.do_multifield(parser, syntax.GroupNode([word]))[0]
 
 
 def _has_operands(nodes: list, i: int) -> bool:
