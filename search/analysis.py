@@ -169,6 +169,31 @@ def terms(text: str, stemming: bool = True, joined: bool = True) -> Iterator[tup
             pos += step
 
 
+def flagged_terms(text: str, words: frozenset[str], stemming: bool = True) -> Iterator[tuple[str, int, int, bool]]:
+    """``(term, startchar, endchar, is one of words)`` of each token of text, as ``terms(text, stemming)``
+    gives them, for marking a snippet's query words.
+
+    A word whose folded first letter starts none of words (in lower case) is given
+    as written and unmatched, without stemming it: folding and stemming (Snowball
+    English, stem()) keep a word's first letter but for its case, so it cannot be one
+    of them (tested on every word of the real rulings); a first-seen word's stem was
+    most of a snippet's time.
+    """
+    firsts = {word[:1].lower() for word in words}
+    for match in TOKEN_PATTERN.finditer(text):
+        token, kind, start = match.group(), match.lastgroup, match.start()
+        if kind == "word" and "-" not in token and _initial(token) not in firsts:
+            yield token, start, start + len(token), False
+            continue
+        for term, offset, length, _ in _match_terms(token, kind, stemming, True):
+            yield term, start + offset, start + offset + length, term in words
+
+
+def _initial(word: str) -> str:
+    first = word[0]
+    return first.lower() if first.isascii() else fold(word)[:1].lower()
+
+
 @lru_cache(maxsize=200_000)
 def _match_terms(token: str, kind: str, stemming: bool, joined: bool) -> tuple[tuple[str, int, int, int], ...]:
     """The terms of one TOKEN_PATTERN match: (term, offset in the match, length, position step).

@@ -244,6 +244,70 @@ def _zh_uncached(word: str, mode: str) -> list[tuple[str, int, int, int]]:
     return pieces
 
 
+_HAN_START = re.compile(rf"[{_HAN}]")
+
+
+def chinese_snippet_terms(text: str, words: frozenset[str]) -> list[tuple[str, int, int, bool]]:
+    """(term, startchar, endchar, is a query word) of a Chinese text for marking its snippet, without jieba.
+
+    words: the query's terms in ``text_zh``. Runs of Han characters are not
+    segmented: each occurrence of a Han query word in the run (in Simplified
+    characters, as the index holds them) is a matched term and the characters
+    between occurrences unmatched ones; other tokens (symbols, numbers, Latin
+    words) are the analyzer's. Marks the same words as the analyzer's tokens
+    where a query word is a jieba word or dictionary sub-word of the text (what
+    the index matched), and an occurrence across two jieba words as well;
+    segmenting every hit's text took most of a first-seen Chinese search.
+    """
+    han_words = [word for word in words if _HAN_START.match(word)]
+    found: list[tuple[str, int, int, bool]] = []
+    for match in _ZH_TOKEN.finditer(text):
+        run, base = match.group(0), match.start()
+        if not _HAN_START.match(run):
+            found += [(piece, base + start, base + end, piece in words)
+                      for piece, start, end, _ in _zh_pieces(run, "index")]
+            continue
+        simplified = to_simplified(run)
+        if len(simplified) != len(run):
+            simplified = run
+        spans = _word_spans(simplified, han_words)
+        done = 0
+        for start, end in spans:
+            if start > done:
+                found.append((simplified[done:start], base + done, base + start, False))
+            found.append((simplified[start:end], base + start, base + end, True))
+            done = max(done, end)
+        if done < len(run):
+            found.append((simplified[done:], base + done, base + len(run), False))
+    return found
+
+
+def _word_spans(run: str, words: list[str]) -> list[tuple[int, int]]:
+    """(start, end) of the query words' occurrences in a run of Han characters, in order. A one-character
+    word counts only where it touches (directly or through other one-character words) an occurrence of
+    a longer word, unless every word is one character: a single character occurs inside many other
+    words (回 of the query 回战场 in 回合, "turn")."""
+    spans = {(at, at + len(word)) for word in words for at in _occurrences(run, word)}
+    if all(len(word) == 1 for word in words):
+        return sorted(spans)
+    kept = {span for span in spans if span[1] - span[0] > 1}
+    single = spans - kept
+    while single:
+        touching = {span for span in single if any(other[0] <= span[1] and span[0] <= other[1] for other in kept)}
+        if not touching:
+            break
+        kept |= touching
+        single -= touching
+    return sorted(kept, key=lambda span: (span[0], -span[1]))
+
+
+def _occurrences(text: str, word: str):
+    at = text.find(word)
+    while at >= 0:
+        yield at
+        at = text.find(word, at + 1)
+
+
 def chinese_analyzer():
     """Analyzer for zh-Hans and zh-Hant: canonical symbols, Simplified characters, jieba words."""
     return GapTokenizer(_ZH_TOKEN, _zh_pieces)

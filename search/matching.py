@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import heapq
+from collections import OrderedDict
 from array import array
 from bisect import bisect_left, bisect_right, insort
 from itertools import accumulate
@@ -233,13 +234,13 @@ def top(searcher: Searcher, query, limit: int):
     from whoosh.searching import Results
 
     context = searcher.context()
-    stats: dict = {}
+    kept = kept_for(searcher, context)
     best: list[tuple[float, int]] = []
-    for subsearcher, offset in searcher.leaf_searchers():
+    for number, (subsearcher, offset) in enumerate(searcher.leaf_searchers()):
         reader = subsearcher.reader()
         deleted = reader.deleted_docs_set if reader.has_deletions() else ()
         plain = _unfiltered(subsearcher) if deleted else subsearcher
-        scores = _live(SegmentScores(searcher, plain, context, stats).scores(query), deleted)
+        scores = _live(SegmentScores(searcher, plain, context, kept, number).scores(query), deleted)
         best.extend(_best(scores, limit, offset))
     best.sort(key=_best_first)
     return Results(searcher, query, [(score, docnum) for score, docnum in best[:limit]])
@@ -267,6 +268,72 @@ def _best(scores: dict[int, float], limit: int, offset: int) -> list[tuple[float
     return [(score, offset + docnum) for docnum, score in scores.items()]
 
 
+# The most postings whose scores a kept searcher holds (Kept.scores): about 90 bytes each in a dict,
+# so about 45 MB; a posting list longer than a quarter of it is not kept.
+KEPT_POSTINGS = 500_000
+# The most term lookups and per-term BM25 constants kept (each constant is two lists of 256 floats).
+KEPT_INFOS = 200_000
+KEPT_CONSTANTS = 2_000
+
+
+class Kept:
+    """What the searches of one kept searcher share while its index is unchanged (segments are never
+    changed in place: an update commits new ones and search/index.py opens a new searcher).
+
+    infos: (segment number, field, term bytes) -> W3TermInfo or None (not in the segment);
+    constants: (field, term bytes) -> the term's BM25F constants (SegmentScores._bm25_constants);
+    scores: (segment number, field, term bytes, scored) -> {docnum: score before the term's boost} of
+    a whole posting list, least recently used first, holding at most KEPT_POSTINGS postings in all
+    (``postings``). A query's common words are then read and scored once per searcher, not once per
+    search. Dictionaries handed out are copies: the callers combine scores in place.
+    """
+
+    __slots__ = ("infos", "constants", "scores", "postings")
+
+    def __init__(self):
+        self.infos: dict = {}
+        self.constants: dict = {}
+        self.scores: OrderedDict = OrderedDict()
+        self.postings = 0
+
+    def scores_of(self, key) -> dict[int, float] | None:
+        """The kept scores of a term (the caller copies them), most recently used now; None if not kept."""
+        found = self.scores.get(key)
+        if found is not None:
+            self.scores.move_to_end(key)
+        return found
+
+    def keep_scores(self, key, scores: dict[int, float]) -> None:
+        """Keep a term's scores (not copied: the caller hands out copies), dropping the least recently
+        used past KEPT_POSTINGS."""
+        if len(scores) > KEPT_POSTINGS // 4 or key in self.scores:
+            return
+        self.scores[key] = scores
+        self.postings += len(scores)
+        while self.postings > KEPT_POSTINGS:
+            _, dropped = self.scores.popitem(last=False)
+            self.postings -= len(dropped)
+
+    def trim(self) -> None:
+        """Forget term lookups and constants past their bounds (called once per search)."""
+        if len(self.infos) > KEPT_INFOS:
+            self.infos.clear()
+        if len(self.constants) > KEPT_CONSTANTS:
+            self.constants.clear()
+
+
+def kept_for(searcher: Searcher, context) -> Kept:
+    """The searcher's Kept (made on first use); a fresh one, not kept, for a context whose weighting is
+    not the searcher's own (its scores would differ)."""
+    if context.weighting is not searcher.weighting:
+        return Kept()
+    kept = searcher.__dict__.get("_rulings_kept")
+    if kept is None:
+        kept = searcher.__dict__["_rulings_kept"] = Kept()
+    kept.trim()
+    return kept
+
+
 class SegmentScores:
     """The scores of a query's matching documents in one segment: ``scores(query) -> {docnum: score}``.
 
@@ -274,7 +341,9 @@ class SegmentScores:
     Whoosh's BM25FScorer takes them from the parent); segment: the searcher of
     one segment whose posting lists are not filtered by deletions (the caller
     drops deleted documents); context: the search context (its weighting);
-    stats: a dict shared by the segments of one search (per-term constants).
+    kept: what the searches of the top searcher share (Kept: term lookups,
+    per-term constants, whole posting lists' scores); number: the segment's
+    place among the top searcher's segments.
 
     Term (exact class): the posting list read whole, each posting scored with
     BM25F (whoosh scoring.py ``bm25``, the field's B, K1, the term's idf, the
@@ -288,11 +357,11 @@ class SegmentScores:
     clauses multiplies by its boost, as Whoosh's compound matcher does.
     """
 
-    def __init__(self, searcher: Searcher, segment: Searcher, context, stats: dict):
-        self.searcher, self.segment, self.context, self.stats = searcher, segment, context, stats
+    def __init__(self, searcher: Searcher, segment: Searcher, context, kept: Kept, number: int):
+        self.searcher, self.segment, self.context, self.kept, self.number = \
+            searcher, segment, context, kept, number
         self.reader = segment.reader()
         self.weighting = context.weighting
-        self.infos: dict[tuple[str, bytes], object] = {}
 
     def scores(self, query, scored: bool = True, within: Within | None = None) -> dict[int, float]:
         """{docnum in the segment: score} of every document matching the query (scores 0.0 when not
@@ -352,14 +421,15 @@ class SegmentScores:
         return query.estimate_size(self.reader)
 
     def _term_info(self, fieldname: str, btext: bytes):
-        """The term's W3TermInfo in this segment, or None; looked up once per search and segment."""
-        key = (fieldname, btext)
-        if key not in self.infos:
+        """The term's W3TermInfo in this segment, or None; looked up once per kept searcher and segment."""
+        infos = self.kept.infos
+        key = (self.number, fieldname, btext)
+        if key not in infos:
             try:
-                self.infos[key] = self.reader._terms.term_info(fieldname, btext)
+                infos[key] = self.reader._terms.term_info(fieldname, btext)
             except TermNotFound:
-                self.infos[key] = None
-        return self.infos[key]
+                infos[key] = None
+        return infos[key]
 
     def _postings(self, fieldname: str, btext: bytes):
         """The term's posting list in this segment (a W3LeafMatcher without a scorer), or None."""
@@ -388,6 +458,13 @@ class SegmentScores:
             btext = field.to_bytes(query.text)
         except ValueError:
             return {}
+        key = (self.number, fieldname, btext, scored)
+        scores = self.kept.scores_of(key)
+        if scores is not None:
+            if within is not None and len(within.docnums) < len(scores):
+                scores = {docnum: scores[docnum] for docnum in within.docnums if docnum in scores}
+                return _times(scores, query.boost)
+            return dict(scores) if query.boost == 1.0 else _times(scores, query.boost)
         postings = self._postings(fieldname, btext)
         if postings is None:
             return {}
@@ -396,7 +473,18 @@ class SegmentScores:
             return self._whoosh(query, scored, within)
         docnums, weights, _ = _read_postings(postings, within)
         if not scored:
-            return dict.fromkeys(docnums, 0.0)
+            scores = dict.fromkeys(docnums, 0.0)
+        else:
+            scores = self._term_scores(field, fieldname, btext, docnums, weights)
+        if within is not None:
+            return _times(scores, query.boost)
+        self.kept.keep_scores(key, scores)
+        return dict(scores) if query.boost == 1.0 else _times(scores, query.boost)
+
+    def _term_scores(self, field, fieldname: str, btext: bytes, docnums: list[int],
+                     weights: list[float]) -> dict[int, float]:
+        """{docnum: score} of a term's postings before its boost (BM25F; the weight in a field that is
+        not scorable)."""
         if field.scorable:
             idf, norms, once = self._bm25_constants(fieldname, btext)
             lengths = loaded_lengths(self.reader._perdoc, fieldname)
@@ -406,7 +494,7 @@ class SegmentScores:
                       for docnum, tf in zip(docnums, weights)}
         else:
             scores = dict(zip(docnums, weights))
-        return _times(scores, query.boost)
+        return scores
 
     def _phrase(self, query, scored: bool, within: Within | None) -> dict[int, float]:
         """A phrase as Whoosh matches it (query/positional.py Phrase.matcher: SpanNear2 of its words,
@@ -473,7 +561,8 @@ class SegmentScores:
         bm25's denominator without tf, the same operations in the same order); and per length byte
         the whole bm25 score of a posting of weight 1.0 (most postings: the word once)."""
         key = (fieldname, btext)
-        kept = self.stats.get(key)
+        constants = self.kept.constants
+        kept = constants.get(key)
         if kept is None:
             parent = self.searcher
             weighting = self.weighting
@@ -484,7 +573,7 @@ class SegmentScores:
             idf = parent.idf(fieldname, btext)
             tf = 1.0
             once = [idf * ((tf * (k1 + 1)) / (tf + norm)) for norm in norms]
-            kept = self.stats[key] = (idf, norms, once)
+            kept = constants[key] = (idf, norms, once)
         return kept
 
     def _whoosh(self, query, scored: bool, within: Within | None = None) -> dict[int, float]:

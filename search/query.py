@@ -47,8 +47,8 @@ from whoosh.reading import TermNotFound
 from ingest.errors import QueryError
 from ingest.model import LANGUAGES
 from search import index, matching
-from search.analysis import RulingsTokenizer, card_key, fold, terms
-from search.languages import field_for
+from search.analysis import RulingsTokenizer, card_key, flagged_terms, fold, terms
+from search.languages import chinese_snippet_terms, field_for
 
 matching.install()
 
@@ -612,11 +612,12 @@ class Snippets:
         if not words:
             return _shorten(text)
         analyzer = self.results.searcher.schema[field].analyzer
+        if field == "text_zh":
+            return self._chinese(text, words)
         if len(text) <= SNIPPET_CHARS:
             return marked(text, _matched_spans(analyzer, text, words)) or text
         if isinstance(analyzer, RulingsTokenizer):
-            fragments = sentences(text, ((term, start, end, term in words)
-                                         for term, start, end, _ in terms(text, analyzer.stemming)))
+            fragments = sentences(text, flagged_terms(text, words, analyzer.stemming))
         else:
             tokens = analyzer(text, positions=True, chars=True, mode="index", removestops=False)
             tokens = highlight.Highlighter._merge_matched_tokens(highlight.set_matched_filter(tokens, words))
@@ -624,6 +625,16 @@ class Snippets:
         fragments = highlight.top_fragments(fragments, 2, _SCORER, highlight.FIRST)
         # Whoosh's sentence fragments leave out sentences longer than SNIPPET_CHARS
         return _FORMATTER.format(fragments) or window(text, list(_matched_spans(analyzer, text, words)))
+
+    @staticmethod
+    def _chinese(text: str, words: frozenset[str]) -> str:
+        """A Chinese text's snippet: query words marked where they occur (chinese_snippet_terms)."""
+        found = chinese_snippet_terms(text, words)
+        spans = [(start, end, hit) for _, start, end, hit in found]
+        if len(text) <= SNIPPET_CHARS:
+            return marked(text, spans) or text
+        fragments = highlight.top_fragments(sentences(text, found), 2, _SCORER, highlight.FIRST)
+        return _FORMATTER.format(fragments) or window(text, spans)
 
     def _words(self, field: str) -> frozenset[str]:
         """The query's terms in this field that the index holds (Whoosh Results.query_terms)."""
@@ -637,7 +648,7 @@ class Snippets:
 def _matched_spans(analyzer, text: str, words: frozenset[str]) -> Iterator[tuple[int, int, bool]]:
     """(startchar, endchar, is a query word) of each token of text, as the field's analyzer indexes it."""
     if isinstance(analyzer, RulingsTokenizer):       # its terms() without a Token object per word
-        return ((start, end, term in words) for term, start, end, _ in terms(text, analyzer.stemming))
+        return ((start, end, hit) for _, start, end, hit in flagged_terms(text, words, analyzer.stemming))
     return ((t.startchar, t.endchar, t.text in words)
             for t in analyzer(text, chars=True, mode="index", removestops=False))
 

@@ -175,3 +175,21 @@ def test_card_key_cache_matches_uncached(shared):
     assert len(names) > 1000
     for name in names:
         assert card_key(name) == card_key.__wrapped__(name)
+
+
+def test_flagged_terms_flag_what_terms_gives(shared):
+    """flagged_terms() (words whose first letter starts no query word are not stemmed) gives the tokens
+    and matches of terms() on every real ruling text, with query words from the text itself and others."""
+    from search.analysis import flagged_terms
+    texts = _real_ruling_texts(shared)
+    matched = 0
+    for n, text in enumerate(texts):
+        own = [term for term, *_ in terms(text)]
+        words = frozenset(own[n % len(own)::7] + ["zzz", "fli", "{t}", "+1/+1", "dul", "limdul"]) if own else frozenset()
+        for stemming in (True, False):
+            ours = list(flagged_terms(text, words, stemming))
+            expected = [(start, end, term in words) for term, start, end, _ in terms(text, stemming)]
+            assert [(start, end, hit) for _, start, end, hit in ours] == expected
+            assert all(term in words for term, _, _, hit in ours if hit)
+            matched += sum(hit for *_, hit in ours)
+    assert matched > 50_000

@@ -107,3 +107,39 @@ def test_region_style_chinese_codes_select_their_script(code, expected):
 
 def test_zh_cn_filter_finds_the_simplified_rulings(small_index):
     assert found(small_index, "攻击", lang="zh-CN") == found(small_index, "攻击", lang="zh") != []
+
+
+def _spans(found):
+    return {(start, end) for _, start, end, hit in found if hit}
+
+
+def test_chinese_snippet_marks_what_the_analyzer_marks_and_no_stray_character(real_index):
+    """chinese_snippet_terms() marks a Chinese hit's query words without segmenting it (jieba took most
+    of a first-seen Chinese search). On real Chinese rulings, with the words of pieces of their own text
+    as queries: every query word of two or more characters that the analyzer's tokens mark is marked;
+    every mark is a query word; a one-character word is marked only touching a longer Han word."""
+    from search.languages import chinese_snippet_terms
+    entries = [e for e in index.all_entries(real_index) if e["lang"] == "zh-Hans"]
+    assert len(entries) > 5000
+    analyzer = chinese_analyzer()
+    checked = 0
+    for n, entry in enumerate(entries[::7]):
+        text = entry["text"]
+        piece = text[n % max(1, len(text) - 4):][:2 + n % 4]
+        words = frozenset(t.text for t in analyzer(piece, mode="query"))
+        found = chinese_snippet_terms(text, words)
+        ours = _spans(found)
+        theirs = {(t.startchar, t.endchar) for t in analyzer(text, chars=True, mode="index")
+                  if t.text in words and t.endchar - t.startchar > 1}
+        assert theirs <= ours, (text, words)
+        assert all(term in words for term, _, _, hit in found if hit)
+        longer = any(len(w) > 1 and '\u4e00' <= w[0] <= '\u9fff' for w in words)
+        for start, end in ours:
+            if end - start == 1 and longer and '\u4e00' <= text[start] <= '\u9fff':
+                assert any(s <= end and start <= e for s, e in ours if (s, e) != (start, end)), (text, words)
+        checked += bool(ours)
+    assert checked > 700
+    # the rule: 回 of 回战场 is marked in 移回战场, not in 回合 ("turn")
+    found = chinese_snippet_terms("所放逐的牌会在下一个回合的结束步骤开始时移回战场。", frozenset({"回", "战场"}))
+    assert [text for text, _, _, hit in found if hit] == ["回", "战场"]
+    assert [start for _, start, _, hit in found if hit] == [21, 22]

@@ -222,3 +222,28 @@ def test_term_at_a_time_scores_equal_whooshs_matchers(real_index):
                 compared += len(ours)
             assert ours, text
     assert compared > 20_000
+
+
+def test_kept_scores_give_the_same_hits_and_stay_within_their_bound(real_index, monkeypatch):
+    """The scores a kept searcher keeps between searches (matching.Kept) give every query shape the
+    hits and scores of Whoosh's own collector again and again, also when the bound makes it drop
+    the least recently used; the postings kept never pass the bound."""
+    monkeypatch.setattr(matching, "KEPT_POSTINGS", 20_000)
+    with index.searcher(real_index) as opened:
+        opened.__dict__.pop("_rulings_kept", None)
+        parsed = [query.as_union_trees(query.without_empty_fields(query.parse(opened.schema, text),
+                                                                  opened.reader())) for text in SHAPES]
+        expected = [[(docnum, score) for score, docnum in _whoosh_top(opened, q, 50, replace=False).top_n]
+                    for q in parsed]
+        for _ in range(3):
+            for q, theirs in zip(parsed, expected):
+                assert [(docnum, score) for score, docnum in matching.top(opened, q, 50).top_n] == theirs
+                kept = opened.__dict__["_rulings_kept"]
+                assert kept.postings == sum(map(len, kept.scores.values())) <= 20_000
+        assert len(kept.scores) > 20
+        # kept scores are handed out as copies: combining them in place changes nothing kept
+        before = {key: dict(found) for key, found in kept.scores.items()}
+        for q in parsed:
+            matching.top(opened, q, 5)
+        assert all(kept.scores[key] == found for key, found in before.items() if key in kept.scores)
+        opened.__dict__.pop("_rulings_kept", None)
