@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import copy
 import heapq
-from collections import OrderedDict
 from array import array
 from bisect import bisect_left, bisect_right, insort
+from collections import OrderedDict
 from itertools import accumulate
 from pickle import loads
 
