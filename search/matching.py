@@ -271,6 +271,8 @@ def _best(scores: dict[int, float], limit: int, offset: int) -> list[tuple[float
 # The most postings whose scores a kept searcher holds (Kept.scores): about 90 bytes each in a dict,
 # so about 45 MB; a posting list longer than a quarter of it is not kept.
 KEPT_POSTINGS = 500_000
+# The most postings with their encoded positions kept for phrases (Kept.positions): about 120 bytes each.
+KEPT_POSITIONS = 300_000
 # The most term lookups and per-term BM25 constants kept (each constant is two lists of 256 floats).
 KEPT_INFOS = 200_000
 KEPT_CONSTANTS = 2_000
@@ -288,13 +290,35 @@ class Kept:
     search. Dictionaries handed out are copies: the callers combine scores in place.
     """
 
-    __slots__ = ("infos", "constants", "scores", "postings")
+    __slots__ = ("infos", "constants", "scores", "postings", "positions", "positions_kept")
 
     def __init__(self):
         self.infos: dict = {}
         self.constants: dict = {}
         self.scores: OrderedDict = OrderedDict()
         self.postings = 0
+        self.positions: OrderedDict = OrderedDict()
+        self.positions_kept = 0
+
+    def positions_of(self, key) -> tuple[list, list, list] | None:
+        """The kept (document numbers, weights, encoded positions) of a phrase word (read only: the
+        caller does not change them), most recently used now; None if not kept."""
+        found = self.positions.get(key)
+        if found is not None:
+            self.positions.move_to_end(key)
+        return found
+
+    def keep_positions(self, key, found: tuple[list, list, list]) -> None:
+        """Keep a phrase word's postings with their positions, dropping the least recently used past
+        KEPT_POSITIONS postings."""
+        size = len(found[0])
+        if size > KEPT_POSITIONS // 4 or key in self.positions:
+            return
+        self.positions[key] = found
+        self.positions_kept += size
+        while self.positions_kept > KEPT_POSITIONS:
+            _, dropped = self.positions.popitem(last=False)
+            self.positions_kept -= len(dropped[0])
 
     def scores_of(self, key) -> dict[int, float] | None:
         """The kept scores of a term (the caller copies them), most recently used now; None if not kept."""
@@ -410,15 +434,31 @@ class SegmentScores:
         return found
 
     def _size(self, query) -> int:
-        """Whoosh's estimate_size of the query in this segment (the weights of its matcher trees)."""
-        if type(query) is Term and query.fieldname in self.segment.schema:
-            try:
-                btext = self.segment.schema[query.fieldname].to_bytes(query.text)
-            except ValueError:
-                return 0
-            info = self._term_info(query.fieldname, btext)
-            return 0 if info is None else info.doc_frequency()
+        """Whoosh's estimate_size of the query in this segment (the weights of its matcher trees), from
+        the kept term lookups for terms, phrases (the least frequent word), ANDs (the smallest clause)
+        and ORs (the sum, at most the live documents), as whoosh query/terms.py, positional.py and
+        compound.py compute them."""
+        kind = type(query)
+        if kind is Term:
+            return self._frequency(query.fieldname, query.text)
+        if kind is Phrase and query.words:
+            return min(self._frequency(query.fieldname, word) for word in query.words)
+        if kind is And and query.subqueries:
+            return min(self._size(q) for q in query.subqueries)
+        if kind in (Or, DefaultOr):
+            return min(sum(self._size(q) for q in query.subqueries), self.reader.doc_count())
         return query.estimate_size(self.reader)
+
+    def _frequency(self, fieldname: str, text) -> int:
+        """The term's document frequency in this segment (Whoosh's doc_frequency); 0 when absent."""
+        if fieldname not in self.segment.schema:
+            return 0
+        try:
+            btext = self.segment.schema[fieldname].to_bytes(text)
+        except ValueError:
+            return 0
+        info = self._term_info(fieldname, btext)
+        return 0 if info is None else info.doc_frequency()
 
     def _term_info(self, fieldname: str, btext: bytes):
         """The term's W3TermInfo in this segment, or None; looked up once per kept searcher and segment."""
@@ -501,7 +541,8 @@ class SegmentScores:
         ordered, within ``slop`` positions, mindist 1): documents holding every word with spans that
         SpanNear2's own ``_get_spans`` accepts, scored the sum of the words' BM25F scores in the order of
         Whoosh's intersection tree (util make_binary_tree), times the phrase's boost. The rarest word's
-        postings are read first, the others' only in blocks holding its documents."""
+        postings are read first; a word's positions are decoded only for documents holding every word
+        (``_positions`` says which posting lists are read whole and kept)."""
         fieldname = query.fieldname
         schema = self.segment.schema
         if fieldname not in schema:
@@ -527,17 +568,17 @@ class SegmentScores:
         words: list = [None] * len(lists)
         for i in sorted(range(len(lists)), key=lambda i: lists[i][1]._length):
             btext, postings = lists[i]
-            words[i] = (btext, *_read_postings(postings, within, values=True))
-            if not words[i][1]:
+            words[i] = (btext, read := self._positions(fieldname, btext, postings, within))
+            if not read[0]:
                 return {}
-            within = Within(words[i][1] if within is None else within.docnums.intersection(words[i][1]))
-        docnums = within.docnums.intersection(*(w[1] for w in words))
+            within = Within(read[0] if within is None else within.docnums.intersection(read[0]))
+        docnums = within.docnums.intersection(*(read[0] for _, read in words))
         if not docnums:
             return {}
         decode = _decode_positions if type(field.format).decode_positions is Positions.decode_positions \
             else field.format.decoder("positions")
-        where = [dict(zip(w[1], range(len(w[1])))) for w in words]
-        values = [w[3] for w in words]
+        where = [_places(read) for _, read in words]
+        values = [read[2] for _, read in words]
         matches = _adjacent if query.slop == 1 else _near(query.slop, len(words))
         lengths = loaded_lengths(self.reader._perdoc, fieldname)
         constants = [self._bm25_constants(fieldname, w[0])[:2] for w in words]
@@ -553,8 +594,23 @@ class SegmentScores:
             length = lengths[docnum]
             found[docnum] = _binary_sum([idf * ((tf * k1_plus_1) / (tf + norms[length]))
                                          for (idf, norms), tf in
-                                         zip(constants, (w[2][i] for w, i in zip(words, at)))])
+                                         zip(constants, (read[1][i] for (_, read), i in zip(words, at)))])
         return _times(found, query.boost) if scored else found
+
+    def _positions(self, fieldname: str, btext: bytes, postings: W3LeafMatcher, within: Within | None) -> list:
+        """[document numbers, weights, encoded positions, {docnum: place in them} or None] of a phrase
+        word. A posting list of at most a quarter of KEPT_POSITIONS postings is read whole and kept with
+        the searcher (Kept.positions): the common words of phrases (the, to, of) recur in many phrases,
+        and the blocks of a common word that hold a rarer word's documents are nearly all of them
+        anyway. A longer one is read only in the blocks that may hold documents of ``within``."""
+        if self._term_info(fieldname, btext).doc_frequency() > KEPT_POSITIONS // 4:
+            return [*_read_postings(postings, within, values=True), None]
+        key = (self.number, fieldname, btext)
+        found = self.kept.positions_of(key)
+        if found is None:
+            found = [*_read_postings(postings, None, values=True), None]
+            self.kept.keep_positions(key, found)
+        return found
 
     def _bm25_constants(self, fieldname: str, btext: bytes) -> tuple[float, list[float], list[float]]:
         """The term's idf; per length byte, ``K1 * ((1 - B) + B * length / avgfl)`` (whoosh scoring.py
@@ -673,6 +729,14 @@ def _intersection(a, b):
     if len(a) > len(b):
         a, b = b, a
     return {docnum: score + b[docnum] for docnum, score in a.items() if docnum in b}
+
+
+def _places(read: list) -> dict[int, int]:
+    """{docnum: its place in the postings} of a phrase word's [docnums, weights, values, places]; made
+    once and kept in it (read[3]), so kept postings make it once per searcher."""
+    if read[3] is None:
+        read[3] = dict(zip(read[0], range(len(read[0]))))
+    return read[3]
 
 
 def _binary_sum(scores: list[float]) -> float:

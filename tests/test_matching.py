@@ -225,10 +225,11 @@ def test_term_at_a_time_scores_equal_whooshs_matchers(real_index):
 
 
 def test_kept_scores_give_the_same_hits_and_stay_within_their_bound(real_index, monkeypatch):
-    """The scores a kept searcher keeps between searches (matching.Kept) give every query shape the
-    hits and scores of Whoosh's own collector again and again, also when the bound makes it drop
-    the least recently used; the postings kept never pass the bound."""
+    """The scores and phrase words' positions a kept searcher keeps between searches (matching.Kept)
+    give every query shape the hits and scores of Whoosh's own collector again and again, also when
+    the bounds make it drop the least recently used; the postings kept never pass the bounds."""
     monkeypatch.setattr(matching, "KEPT_POSTINGS", 20_000)
+    monkeypatch.setattr(matching, "KEPT_POSITIONS", 8_000)     # longer lists than 2,000 are read in part
     with index.searcher(real_index) as opened:
         opened.__dict__.pop("_rulings_kept", None)
         parsed = [query.as_union_trees(query.without_empty_fields(query.parse(opened.schema, text),
@@ -240,7 +241,8 @@ def test_kept_scores_give_the_same_hits_and_stay_within_their_bound(real_index, 
                 assert [(docnum, score) for score, docnum in matching.top(opened, q, 50).top_n] == theirs
                 kept = opened.__dict__["_rulings_kept"]
                 assert kept.postings == sum(map(len, kept.scores.values())) <= 20_000
-        assert len(kept.scores) > 20
+                assert kept.positions_kept == sum(len(read[0]) for read in kept.positions.values()) <= 8_000
+        assert len(kept.scores) > 20 and len(kept.positions) > 5
         # kept scores are handed out as copies: combining them in place changes nothing kept
         before = {key: dict(found) for key, found in kept.scores.items()}
         for q in parsed:
