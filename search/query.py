@@ -47,7 +47,7 @@ from whoosh.reading import TermNotFound
 from ingest.errors import QueryError
 from ingest.model import LANGUAGES
 from search import index, matching
-from search.analysis import RulingsTokenizer, card_key, flagged_terms, fold, terms
+from search.analysis import RulingsTokenizer, card_key, flagged_terms, fold, match_spans, terms
 from search.languages import chinese_snippet_terms, field_for
 
 matching.install()
@@ -418,13 +418,30 @@ def _plain_words(schema, text: str) -> Query | None:
     words = text.split()
     if any(word.upper() in _OPERATOR_WORDS for word in words):
         return None
-    make = cached_parser(schema).term_query
-    fields = index.searched_fields()
+    made = _word_clauses(cached_parser(schema))
     clauses = []
     for word in words:
-        made = [make(name, word, Term, boost=boost) for name, boost in fields.items()]
-        clauses.append(Or([q for q in made if q is not None]))
+        terms = made.get(word)
+        if terms is None:
+            terms = made[word] = _field_terms(cached_parser(schema), word)
+        clauses.append(Or(list(terms)))
     return And(clauses).normalize()
+
+
+def _word_clauses(made_by) -> dict[str, tuple]:
+    """The word -> field terms table kept with a cached parser (at most 20,000 words; then started anew)."""
+    made = made_by.__dict__.setdefault("_rulings_words", {})
+    if len(made) > 20_000:
+        made.clear()
+    return made
+
+
+def _field_terms(made_by, word: str) -> tuple:
+    """The parser's ``term_query`` of a word in every searched field with its boost (MultifieldPlugin);
+    Term queries are not changed after parsing, so they are shared by every query of the word."""
+    make = made_by.term_query
+    made = [make(name, word, Term, boost=boost) for name, boost in index.searched_fields().items()]
+    return tuple(q for q in made if q is not None)
 
 
 def without_unmatchable(query: Query) -> Query:
@@ -615,7 +632,9 @@ class Snippets:
         if field == "text_zh":
             return self._chinese(text, words)
         if len(text) <= SNIPPET_CHARS:
-            return marked(text, _matched_spans(analyzer, text, words)) or text
+            spans = (match_spans(text, words, analyzer.stemming) if isinstance(analyzer, RulingsTokenizer)
+                     else _matched_spans(analyzer, text, words))
+            return marked(text, spans) or text
         if isinstance(analyzer, RulingsTokenizer):
             fragments = sentences(text, flagged_terms(text, words, analyzer.stemming))
         else:

@@ -193,3 +193,19 @@ def test_flagged_terms_flag_what_terms_gives(shared):
             assert all(term in words for term, _, _, hit in ours if hit)
             matched += sum(hit for *_, hit in ours)
     assert matched > 50_000
+
+
+def test_match_spans_mark_texts_as_every_token_does(shared):
+    """match_spans() (matched tokens only, BETWEEN for the others) marks every real ruling text as the
+    spans of all its tokens do (search/query.py marked())."""
+    from search.analysis import match_spans
+    from search.query import marked
+    texts = _real_ruling_texts(shared)
+    changed = 0
+    for n, text in enumerate(texts):
+        own = [term for term, *_ in terms(text)]
+        words = frozenset(own[n % len(own)::5] + ["zzz", "{t}", "+1/+1", "limdul", "dul"]) if own else frozenset()
+        every = [(start, end, term in words) for term, start, end, _ in terms(text)]
+        assert marked(text, match_spans(text, words)) == marked(text, every)
+        changed += marked(text, every) != ""
+    assert changed > 9_000
