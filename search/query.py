@@ -367,10 +367,13 @@ def cached_parser(schema) -> qparser.QueryParser:
     return kept[1]
 
 
-def parse(schema, text: str) -> Query:
-    """Parse a user query; raises QueryError for a query with nothing to search for or a bad filter."""
+def parse(schema, text: str, empty: frozenset[str] = frozenset()) -> Query:
+    """Parse a user query; raises QueryError for a query with nothing to search for or a bad filter.
+
+    empty: searched fields that hold no text in the index (_empty_fields()); plain words are then
+    not analysed for them (without_empty_fields() would drop those clauses)."""
     try:
-        query = _plain_words(schema, text) or cached_parser(schema).parse(text)
+        query = _plain_words(schema, text, empty) or cached_parser(schema).parse(text)
     except QueryError:
         raise
     except RecursionError:
@@ -405,13 +408,14 @@ _PLAIN = re.compile(r"[ \t]*[A-Za-z]+(?:[ \t]+[A-Za-z]+)*[ \t]*")
 _OPERATOR_WORDS = frozenset({"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE", "REQUIRE", "TO"})
 
 
-def _plain_words(schema, text: str) -> Query | None:
+def _plain_words(schema, text: str, empty: frozenset[str] = frozenset()) -> Query | None:
     """The parser's query for text made only of plain ASCII words (no operator word), without its
     tagging and filter passes; None for any other text (the parser then reads it).
 
     The same query as parser(schema).parse(text): each word an OR of the parser's own
     ``term_query`` in every searched field with its boost (MultifieldPlugin), the words
-    ANDed (the parser's AndGroup), normalised. tests/test_query.py compares the two.
+    ANDed (the parser's AndGroup), normalised; without the fields in empty (but one, as
+    without_empty_fields() keeps it). tests/test_query.py compares the two.
     """
     if len(text) > 200 or not _PLAIN.fullmatch(text):
         return None
@@ -421,9 +425,9 @@ def _plain_words(schema, text: str) -> Query | None:
     made = _word_clauses(cached_parser(schema))
     clauses = []
     for word in words:
-        terms = made.get(word)
+        terms = made.get((word, empty))
         if terms is None:
-            terms = made[word] = _field_terms(cached_parser(schema), word)
+            terms = made[word, empty] = _field_terms(cached_parser(schema), word, empty)
         clauses.append(Or(list(terms)))
     return And(clauses).normalize()
 
@@ -436,11 +440,14 @@ def _word_clauses(made_by) -> dict[str, tuple]:
     return made
 
 
-def _field_terms(made_by, word: str) -> tuple:
-    """The parser's ``term_query`` of a word in every searched field with its boost (MultifieldPlugin);
-    Term queries are not changed after parsing, so they are shared by every query of the word."""
+def _field_terms(made_by, word: str, empty: frozenset[str]) -> tuple:
+    """The parser's ``term_query`` of a word in every searched field but the empty ones, with its boost
+    (MultifieldPlugin); Term queries are not changed after parsing, so they are shared by every query
+    of the word."""
     make = made_by.term_query
-    made = [make(name, word, Term, boost=boost) for name, boost in index.searched_fields().items()]
+    fields = index.searched_fields()
+    names = [name for name in fields if name not in empty] or list(fields)[:1]
+    made = [make(name, word, Term, boost=fields[name]) for name in names]
     return tuple(q for q in made if q is not None)
 
 
@@ -521,8 +528,13 @@ def _without_clauses_in(query: Query, empty: frozenset[str]) -> Query:
 
 
 def _empty_fields(reader) -> frozenset[str]:
-    """Searched fields with no indexed text in the reader (their total length is 0)."""
-    return frozenset(name for name in index.searched_fields() if not reader.field_length(name))
+    """Searched fields with no indexed text in the reader (their total length is 0); found once per
+    reader (a kept searcher's reader is never changed: an update opens a new one)."""
+    found = reader.__dict__.get("_rulings_empty")
+    if found is None:
+        found = reader.__dict__["_rulings_empty"] = frozenset(
+            name for name in index.searched_fields() if not reader.field_length(name))
+    return found
 
 
 def _only_in(query: Query, fields: frozenset[str]) -> bool:
@@ -557,7 +569,8 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
     selection = filter_query(filters)
     with index.searcher(index_dir) as searcher:
         if has_text:
-            query = without_empty_fields(parse(searcher.schema, text), searcher.reader())
+            reader = searcher.reader()
+            query = without_empty_fields(parse(searcher.schema, text, _empty_fields(reader)), reader)
             if filters.any():
                 query = And([query, Unscored(selection)])
             as_union_trees(query)

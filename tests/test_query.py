@@ -386,8 +386,10 @@ def test_plain_words_are_parsed_as_the_parser_parses_them(real_index):
                 assert set(text.upper().split()) & query._OPERATOR_WORDS, text
                 continue
             assert fast == parser.parse(text), text
+            empty = query._empty_fields(searcher.reader())
+            assert query._plain_words(schema, text, empty) == query.without_empty_fields(fast, searcher.reader())
             covered += 1
-        assert covered > 3900
+        assert covered > 3900 and len(empty) == 7          # the real corpus: English and Chinese only
         for other in ("counter OR damage", "a AND b", "not flying", "set:xln", "first-strike", "Lim-Dûl",
                       "\"first strike\"", "-combat damage", "火力", "+1/+1", "x1"):
             assert query._plain_words(schema, other) is None, other
