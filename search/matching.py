@@ -283,7 +283,8 @@ class Kept:
     changed in place: an update commits new ones and search/index.py opens a new searcher).
 
     infos: (segment number, field, term bytes) -> W3TermInfo or None (not in the segment);
-    constants: (field, term bytes) -> the term's BM25F constants (SegmentScores._bm25_constants);
+    constants: (field, term bytes) -> the term's BM25F constants (SegmentScores._bm25_constants), and
+    field -> the field's (SegmentScores._field_norms);
     scores: (segment number, field, term bytes, scored) -> {docnum: score before the term's boost} of
     a whole posting list, least recently used first, holding at most KEPT_POSTINGS postings in all
     (``postings``). A query's common words are then read and scored once per searcher, not once per
@@ -615,21 +616,30 @@ class SegmentScores:
     def _bm25_constants(self, fieldname: str, btext: bytes) -> tuple[float, list[float], list[float]]:
         """The term's idf; per length byte, ``K1 * ((1 - B) + B * length / avgfl)`` (whoosh scoring.py
         bm25's denominator without tf, the same operations in the same order); and per length byte
-        the whole bm25 score of a posting of weight 1.0 (most postings: the word once)."""
+        the whole bm25 score of a posting of weight 1.0 (most postings: the word once), the idf times
+        the field's ``(K1 + 1) / (1.0 + norm)`` (bm25's ``(tf * (K1 + 1)) / (tf + norm)`` at tf 1.0, the
+        same float)."""
         key = (fieldname, btext)
         constants = self.kept.constants
         kept = constants.get(key)
         if kept is None:
-            parent = self.searcher
+            norms, unit = self._field_norms(fieldname)
+            idf = self.searcher.idf(fieldname, btext)
+            kept = constants[key] = (idf, norms, [idf * part for part in unit])
+        return kept
+
+    def _field_norms(self, fieldname: str) -> tuple[list[float], list[float]]:
+        """The field's per-length-byte bm25 denominators without tf, and ``(K1 + 1) / (1.0 + norm)`` of
+        each: the same for every term of the field (kept under the field's name)."""
+        constants = self.kept.constants
+        kept = constants.get(fieldname)
+        if kept is None:
             weighting = self.weighting
             b = weighting._field_B.get(fieldname, weighting.B)
             k1 = weighting.K1
-            avgfl = parent.avg_field_length(fieldname) or 1
+            avgfl = self.searcher.avg_field_length(fieldname) or 1
             norms = [k1 * ((1 - b) + b * (length or 0) / avgfl) for length in LENGTH_OF_BYTE]
-            idf = parent.idf(fieldname, btext)
-            tf = 1.0
-            once = [idf * ((tf * (k1 + 1)) / (tf + norm)) for norm in norms]
-            kept = constants[key] = (idf, norms, once)
+            kept = constants[fieldname] = (norms, [(k1 + 1) / (1.0 + norm) for norm in norms])
         return kept
 
     def _whoosh(self, query, scored: bool, within: Within | None = None) -> dict[int, float]:
