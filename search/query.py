@@ -404,13 +404,14 @@ def without_positionless_phrases(query: Query, schema) -> Query:
     return query.apply(lambda q: without_positionless_phrases(q, schema))
 
 
-_PLAIN = re.compile(r"[ \t]*[A-Za-z]+(?:[ \t]+[A-Za-z]+)*[ \t]*")
+_PLAIN = re.compile(r"[ \t]*[^\W\d_]+(?:[ \t]+[^\W\d_]+)*[ \t]*")
 _OPERATOR_WORDS = frozenset({"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE", "REQUIRE", "TO"})
 
 
 def _plain_words(schema, text: str, empty: frozenset[str] = frozenset()) -> Query | None:
-    """The parser's query for text made only of plain ASCII words (no operator word), without its
-    tagging and filter passes; None for any other text (the parser then reads it).
+    """The parser's query for text made only of plain words of letters (any script: ``flying``,
+    ``Flugfähigkeit``, ``回战场``; no operator word), without its tagging and filter passes; None for
+    any other text (the parser then reads it).
 
     The same query as parser(schema).parse(text): each word an OR of the parser's own
     ``term_query`` in every searched field with its boost (MultifieldPlugin), the words
