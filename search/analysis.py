@@ -198,14 +198,17 @@ def match_spans(text: str, words: frozenset[str], stemming: bool = True) -> list
     where other tokens come between two of them (or before the first): what marking a short text needs
     of flagged_terms(), made in one loop."""
     firsts = {word[:1].lower() for word in words}
+    either = firsts | {first.upper() for first in firsts}
     found: list[tuple[int, int, bool]] = []
     between = False
     for match in TOKEN_PATTERN.finditer(text):
-        token, kind = match.group(), match.lastgroup
-        if kind == "word" and "-" not in token and _initial(token) not in firsts:
+        token = match.group()
+        first = token[0]
+        if first not in either and match.lastgroup == "word" and "-" not in token \
+                and (first.isascii() or _initial(token) not in firsts):
             between = True
             continue
-        start = match.start()
+        kind, start = match.lastgroup, match.start()
         for term, offset, length, _ in _match_terms(token, kind, stemming, True):
             if term in words:
                 if between:
