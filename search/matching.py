@@ -273,6 +273,8 @@ def _best(scores: dict[int, float], limit: int, offset: int) -> list[tuple[float
 KEPT_POSTINGS = 500_000
 # The most postings with their encoded positions kept for phrases (Kept.positions): about 120 bytes each.
 KEPT_POSITIONS = 300_000
+# Postings per block of Whoosh's W3 codec (W3Codec blocklimit).
+_BLOCK_POSTINGS = 128
 # The most term lookups and per-term BM25 constants kept (each constant is two lists of 256 floats).
 KEPT_INFOS = 200_000
 KEPT_CONSTANTS = 2_000
@@ -512,15 +514,27 @@ class SegmentScores:
         if not isinstance(postings, W3LeafMatcher) or (scored and type(self.weighting) is not BM25F
                                                        and field.scorable):
             return self._whoosh(query, scored, within)
-        docnums, weights, _ = _read_postings(postings, within)
+        whole = within is None or self._read_whole(fieldname, btext, len(within.docnums))
+        docnums, weights, _ = _read_postings(postings, None if whole else within)
         if not scored:
             scores = dict.fromkeys(docnums, 0.0)
         else:
             scores = self._term_scores(field, fieldname, btext, docnums, weights)
-        if within is not None:
+        if not whole:
             return _times(scores, query.boost)
         self.kept.keep_scores(key, scores)
+        if within is not None and len(within.docnums) < len(scores):
+            scores = {docnum: scores[docnum] for docnum in within.docnums if docnum in scores}
+            return _times(scores, query.boost)
         return dict(scores) if query.boost == 1.0 else _times(scores, query.boost)
+
+    def _read_whole(self, fieldname: str, btext: bytes, wanted: int) -> bool:
+        """Whether a term asked about ``wanted`` documents (an AND's smaller clauses) is read whole and
+        kept: when its postings are few enough to keep and its blocks (W3's 128 postings each) are
+        about as many as the documents wanted, so that nearly every block would be read anyway."""
+        info = self._term_info(fieldname, btext)
+        frequency = 0 if info is None else info.doc_frequency()
+        return frequency <= KEPT_POSTINGS // 4 and frequency <= _BLOCK_POSTINGS * wanted
 
     def _term_scores(self, field, fieldname: str, btext: bytes, docnums: list[int],
                      weights: list[float]) -> dict[int, float]:
