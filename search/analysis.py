@@ -196,28 +196,71 @@ BETWEEN = (-1, -1, False)
 def match_spans(text: str, words: frozenset[str], stemming: bool = True) -> list[tuple[int, int, bool]]:
     """``(startchar, endchar, True)`` of each token of text that is one of words, in order, with BETWEEN
     where other tokens come between two of them (or before the first): what marking a short text needs
-    of flagged_terms(), made in one loop."""
-    firsts = {word[:1].lower() for word in words}
-    either = firsts | {first.upper() for first in firsts}
+    of flagged_terms(), made in one loop.
+
+    In an ASCII text, when every word starts with a letter, only the whitespace-separated pieces of
+    text holding a possible start of such a word are tokenized (``_starts``; no token holds
+    whitespace, so a piece tokenizes as in the whole text); of the rest it is enough to know whether
+    it holds any token. The same list as tokenizing everything (``_every_match_span``; tested).
+    """
+    firsts = frozenset(word[:1].lower() for word in words)
+    starts = _starts(firsts) if text.isascii() else None
+    if starts is None:
+        return _every_match_span(text, words, stemming, firsts, 0, len(text), [], False)[0]
     found: list[tuple[int, int, bool]] = []
-    between = False
-    for match in TOKEN_PATTERN.finditer(text):
+    between, done, length = False, 0, len(text)
+    while (candidate := starts.search(text, done)) is not None:
+        start = candidate.start()
+        while start > done and not text[start - 1].isspace():
+            start -= 1
+        if not between and start > done and TOKEN_PATTERN.search(text, done, start):
+            between = True
+        space = _SPACE.search(text, candidate.end())
+        done = space.start() if space else length
+        found, between = _every_match_span(text, words, stemming, firsts, start, done, found, between)
+    return found
+
+
+_SPACE = re.compile(r"\s")
+
+
+@lru_cache(maxsize=1024)
+def _starts(firsts: frozenset[str]) -> re.Pattern | None:
+    """Where a token may start with one of these (lower-case ASCII) letters in either case (any
+    letter not after a word character); None when a first letter is not an ASCII letter."""
+    if not firsts or not all(first.isascii() and first.isalpha() for first in firsts):
+        return None
+    letters = "".join(sorted(firsts | {first.upper() for first in firsts}))
+    return re.compile(rf"(?<!\w)[{letters}]")
+
+
+@lru_cache(maxsize=1024)
+def _either(firsts: frozenset[str]) -> frozenset[str]:
+    return firsts | {first.upper() for first in firsts}
+
+
+def _every_match_span(text: str, words: frozenset[str], stemming: bool, firsts: frozenset[str], start: int,
+                      end: int, found: list, between: bool) -> tuple[list, bool]:
+    """match_spans() of text[start:end] (start and end not inside a token), every token read; appends
+    to found and returns it with whether a token that is not a word came after the last one found."""
+    either = _either(firsts)
+    for match in TOKEN_PATTERN.finditer(text, start, end):
         token = match.group()
         first = token[0]
         if first not in either and match.lastgroup == "word" and "-" not in token \
                 and (first.isascii() or _initial(token) not in firsts):
             between = True
             continue
-        kind, start = match.lastgroup, match.start()
+        kind, at = match.lastgroup, match.start()
         for term, offset, length, _ in _match_terms(token, kind, stemming, True):
             if term in words:
                 if between:
                     found.append(BETWEEN)
                     between = False
-                found.append((start + offset, start + offset + length, True))
+                found.append((at + offset, at + offset + length, True))
             else:
                 between = True
-    return found
+    return found, between
 
 
 def _initial(word: str) -> str:

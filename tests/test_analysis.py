@@ -7,6 +7,8 @@ import re
 from collections import defaultdict
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ingest.tag import vocabulary
 from whoosh.formats import Positions
@@ -209,3 +211,31 @@ def test_match_spans_mark_texts_as_every_token_does(shared):
         assert marked(text, match_spans(text, words)) == marked(text, every)
         changed += marked(text, every) != ""
     assert changed > 9_000
+
+
+def _every_token_spans(text, words):
+    from search.analysis import _every_match_span
+    return _every_match_span(text, words, True, frozenset(w[:1].lower() for w in words), 0, len(text), [], False)[0]
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet="aAbBcxX{}-'/+.*0123 \t\n\x1c()", max_size=60), data=st.data())
+def test_match_spans_of_the_pieces_that_may_hold_a_word_equal_every_token_s(text, data):
+    """match_spans() tokenizes only the whitespace-separated pieces of an ASCII text that may start a
+    query word: the same spans (and BETWEEN marks) as reading every token, on texts of braces, hyphens,
+    apostrophes, slashes, P/T signs, digits and odd whitespace."""
+    from search.analysis import match_spans
+    own = [term for term, *_ in terms(text)]
+    words = frozenset(data.draw(st.lists(st.sampled_from(own + ["x", "a", "b", "ab", "{x}", "1"]), max_size=4)))
+    assert match_spans(text, words) == _every_token_spans(text, words)
+
+
+def test_match_spans_of_real_texts_equal_every_token_s(shared):
+    from search.analysis import match_spans
+    checked = 0
+    for n, text in enumerate(_real_ruling_texts(shared)):
+        own = [term for term, *_ in terms(text)]
+        for words in (frozenset(own[n % max(1, len(own))::5]), frozenset({"x", "dul", "limdul", "t", "+1/+1"})):
+            assert match_spans(text, words) == _every_token_spans(text, words)
+            checked += 1
+    assert checked == 2 * 10_094
