@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from ingest.tag import vocabulary
 from whoosh.formats import Positions
 
-from search.analysis import (TermPositions, canonical_symbol, card_key, fold, name_analyzer, rulings_analyzer, stem,
+from search.analysis import (TOKEN_PATTERN, TermPositions, canonical_symbol, card_key, fold, name_analyzer, rulings_analyzer, stem,
                              term_positions, terms, unstemmed_words)
 
 
@@ -215,7 +215,7 @@ def test_match_spans_mark_texts_as_every_token_does(shared):
 
 def _every_token_spans(text, words):
     from search.analysis import _every_match_span
-    return _every_match_span(text, words, True, frozenset(w[:1].lower() for w in words), 0, len(text), [], False)[0]
+    return _every_match_span(text, words, True, 0, len(text), [], False)[0]
 
 
 @settings(max_examples=400, deadline=None)
@@ -239,3 +239,30 @@ def test_match_spans_of_real_texts_equal_every_token_s(shared):
             assert match_spans(text, words) == _every_token_spans(text, words)
             checked += 1
     assert checked == 2 * 10_094
+
+
+@settings(max_examples=2000, deadline=None)
+@given(word=st.from_regex(r"[A-Za-zÀ-ÿœæ][A-Za-zÀ-ÿœæ']{0,10}", fullmatch=True))
+def test_a_word_ruled_out_by_its_first_letters_never_stems_to_the_word(word):
+    """_cannot_be() never rules out a word for one of its own terms (random words, accents, apostrophes)."""
+    from search.analysis import _cannot_be, _prefixes
+    for match in TOKEN_PATTERN.finditer(word):
+        if match.lastgroup == "word":
+            for stemming in (True, False):
+                for term, *_ in terms(match.group(), stemming):
+                    assert not _cannot_be(match.group(), _prefixes(frozenset({term}))), (match.group(), term)
+
+
+def test_no_real_word_is_ruled_out_for_its_own_stem(shared):
+    from search.analysis import _cannot_be, _prefixes
+    seen = set()
+    for text in _real_ruling_texts(shared):
+        for match in TOKEN_PATTERN.finditer(text):
+            token = match.group()
+            if match.lastgroup == "word" and token not in seen:
+                seen.add(token)
+                for term, *_ in terms(token):
+                    assert not _cannot_be(token, _prefixes(frozenset({term}))), (token, term)
+    assert len(seen) > 5_000
+    assert _cannot_be("dying", _prefixes(frozenset({"dice"}))) is False      # dying -> die, so "di" -> "dy" too
+    assert _cannot_be("flying", _prefixes(frozenset({"fire"}))) is True
