@@ -380,7 +380,20 @@ def parse(schema, text: str, empty: frozenset[str] = frozenset()) -> Query:
         raise QueryError("query is nested too deeply") from None
     if query is None or isinstance(query, type(NullQuery)) or not _searchable_fields(query) - {"mechanics"}:
         raise QueryError(f"query {text!r} has no words to search for")
-    return without_andnot(without_unmatchable(without_positionless_phrases(query, schema)))
+    return unscored_negated_filters(without_andnot(without_unmatchable(without_positionless_phrases(query, schema))))
+
+
+def unscored_negated_filters(query: Query) -> Query:
+    """A NOT of a filter (``-set:xln``) as a clause that selects and scores 0, like the filter itself.
+
+    Whoosh scores a NOT clause of an AND 1.0 for every document it lets through
+    (InverseMatcher), so ``战场 生物 -set:ZZZ`` scored every hit 1.0 above ``战场 生物``.
+    """
+    if isinstance(query, Not) and isinstance(query.query, Unscored):
+        return Unscored(Not(query.query))
+    if query.is_leaf():
+        return query
+    return query.apply(unscored_negated_filters)
 
 
 def without_positionless_phrases(query: Query, schema) -> Query:
@@ -661,12 +674,13 @@ class Snippets:
 
     @staticmethod
     def _chinese(text: str, words: frozenset[str]) -> str:
-        """A Chinese text's snippet: query words marked where they occur (chinese_snippet_terms)."""
-        found = chinese_snippet_terms(text, words)
+        """A Chinese text's snippet: query words marked where they occur (chinese_snippet_terms), words
+        that touch as one mark; a long text as its best two sentences (ending at 。！？ too)."""
+        found = _touching_joined(text, chinese_snippet_terms(text, words))
         spans = [(start, end, hit) for _, start, end, hit in found]
         if len(text) <= SNIPPET_CHARS:
             return marked(text, spans) or text
-        fragments = highlight.top_fragments(sentences(text, found), 2, _SCORER, highlight.FIRST)
+        fragments = highlight.top_fragments(sentences(text, found, _CHINESE_ENDS), 2, _SCORER, highlight.FIRST)
         return _FORMATTER.format(fragments) or window(text, spans)
 
     def _words(self, field: str) -> frozenset[str]:
@@ -678,6 +692,24 @@ class Snippets:
         return self.words[field]
 
 
+# Sentence ends of Chinese text for its snippets: the full-width marks and Whoosh's own.
+_CHINESE_ENDS = "。！？.!?"
+
+
+def _touching_joined(text: str, found: list[tuple[str, int, int, bool]]) -> list[tuple[str, int, int, bool]]:
+    """The (term, start, end, matched) list with consecutive matched terms that touch or overlap made one
+    (Whoosh's merging lets a match after an unmatched gap start no merge, which printed 则 and 该生物会
+    of one phrase as ``**则****该生物会**``)."""
+    joined: list[tuple[str, int, int, bool]] = []
+    for item in found:
+        if item[3] and joined and joined[-1][3] and item[1] <= joined[-1][2]:
+            start, end = joined[-1][1], max(joined[-1][2], item[2])
+            joined[-1] = (text[start:end], start, end, True)
+        else:
+            joined.append(item)
+    return joined
+
+
 def _matched_spans(analyzer, text: str, words: frozenset[str]) -> Iterator[tuple[int, int, bool]]:
     """(startchar, endchar, is a query word) of each token of text, as the field's analyzer indexes it."""
     if isinstance(analyzer, RulingsTokenizer):       # its terms() without a Token object per word
@@ -686,7 +718,8 @@ def _matched_spans(analyzer, text: str, words: frozenset[str]) -> Iterator[tuple
             for t in analyzer(text, chars=True, mode="index", removestops=False))
 
 
-def sentences(text: str, tokens: Iterable[tuple[str, int, int, bool]]) -> list[highlight.Fragment]:
+def sentences(text: str, tokens: Iterable[tuple[str, int, int, bool]], ends: str | None = None
+              ) -> list[highlight.Fragment]:
     """The sentences of text holding a matched token, as Whoosh's highlighting makes them, from plain tuples.
 
     tokens: (term, startchar, endchar, matched) of each token in the analyzer's
@@ -696,9 +729,11 @@ def sentences(text: str, tokens: Iterable[tuple[str, int, int, bool]]) -> list[h
     (a sentence ends at a token followed by ``.``, ``!`` or ``?``, not ``..``; one
     with matches and at most SNIPPET_CHARS characters of tokens is kept; text
     past its character limit is not read), with a Whoosh Token made only per
-    matched token instead of per token.
+    matched token instead of per token. ends: the sentence-end characters
+    (Whoosh's ``.!?`` when None).
     """
-    limit, ends, length = _SENTENCES.charlimit, _SENTENCES.sentencechars, len(text)
+    limit, length = _SENTENCES.charlimit, len(text)
+    ends = ends or _SENTENCES.sentencechars
     fragments, matched = [], []
     first, endchar, current = None, None, 0
     for term, start, end, hit in _merged(tokens):
@@ -757,10 +792,14 @@ def window(text: str, spans: list[tuple[int, int, bool]]) -> str:
     if first is None:
         return _shorten(text)
     lead = SNIPPET_CHARS // 3
-    start = 0 if first <= lead else text.rfind(" ", 0, first - lead) + 1
+    start = 0
+    if first > lead:                # from a space before the lead, or at it in text without spaces
+        space = text.rfind(" ", 0, first - lead)
+        start = space + 1 if space >= 0 else first - lead
     end = start + SNIPPET_CHARS
-    if end < len(text):
-        end = max(text.rfind(" ", start, end), first + 1)
+    if end < len(text):             # at the last space past the first match, or at the limit
+        space = text.rfind(" ", start, end)
+        end = space if space > first else end
     body = text[start:end].rstrip()
     inside = [(s - start, e - start, m) for s, e, m in spans if s >= start and e - start <= len(body)]
     return ("… " if start else "") + (marked(body, inside) or body) + (" …" if end < len(text) else "")

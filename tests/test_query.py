@@ -423,3 +423,52 @@ def test_an_operator_without_operands_is_searched_as_a_word_in_every_field(real_
         return [hit["id"] for hit in query.search(real_index, text, limit=100_000)]
     assert ids(doubled) == ids(meant)
     assert ids("NOT NOT flying")
+
+
+def test_chinese_snippets_mark_touching_words_as_one(real_index):
+    """Query words that touch in a Chinese text are one mark (the tester's ``**则****该生物会**``), on
+    300 queries made of pieces of real Chinese rulings."""
+    import random
+    from search import index
+    chinese = [e["text"] for e in index.all_entries(real_index) if e["lang"] == "zh-Hans"]
+    rng = random.Random(11)
+    marked = 0
+    for text in ["则该生物会", "如果你 该牌便", "此異能 當你"] + [
+            t[at:at + 5] for t in rng.sample(chinese, 300) for at in [rng.randrange(max(1, len(t) - 5))]]:
+        for hit in query.search(real_index, text, limit=20):
+            assert "****" not in hit["snippet"], (text, hit["id"], hit["snippet"])
+            marked += "**" in hit["snippet"]
+    assert marked > 2000
+    snippet = next(h["snippet"] for h in query.search(real_index, "则该生物会") if h["id"] == "r-1e2c5194d1")
+    assert snippet.count("**则该生物会**") == 2
+
+
+def test_long_chinese_texts_give_their_best_sentences(real_index):
+    """A Chinese text over 300 characters is shortened to its best sentences (。 ends a sentence), as
+    English ones are; it was shown whole."""
+    from search import index
+    from search.languages import chinese_analyzer
+    long = [e for e in index.all_entries(real_index) if e["lang"] == "zh-Hans" and len(e["text"]) > 300]
+    assert len(long) == 7
+    shown = 0
+    for entry in long:
+        words = [t.text for t in chinese_analyzer()(entry["text"][40:60], mode="query") if len(t.text) > 1]
+        hit = next((h for h in query.search(real_index, words[0], limit=5000) if h["id"] == entry["id"]), None)
+        if hit is None:
+            continue
+        assert len(hit["snippet"]) < len(entry["text"]) and f"**{words[0]}**" in hit["snippet"]
+        shown += 1
+    assert shown >= 5
+
+
+def test_a_negated_filter_never_ranks(real_index):
+    """``-set:xln`` selects like ``--set`` options never rank: Whoosh scored a NOT clause 1.0 for every
+    hit (the tester's ``战场 生物 -set:ZZZ`` scored each hit 1.0 above ``战场 生物``)."""
+    from collections import Counter
+    plain = [(h["id"], h["score"]) for h in query.search(real_index, "战场 生物", limit=50)]
+    assert [(h["id"], h["score"]) for h in query.search(real_index, "战场 生物 -set:ZZZ", limit=50)] == plain
+    flying = query.search(real_index, "flying", limit=5000)
+    common = Counter(code for h in flying for code in h["sets"]).most_common(1)[0][0]
+    without = [(h["id"], h["score"]) for h in flying if common not in h["sets"]]
+    assert len(without) < len(flying)
+    assert [(h["id"], h["score"]) for h in query.search(real_index, f"flying -set:{common}", limit=5000)] == without
