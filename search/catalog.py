@@ -610,7 +610,7 @@ def update_entries(index_dir: Path, state: State, added: list[SourceRecord], rem
     deleted. Returns the index changes {"added", "deleted", "kept"}; timings,
     when given, receives the seconds of each stage.
     """
-    from ingest.pipeline import release_free_memory, update_corpus
+    from ingest.pipeline import gc_paused, release_free_memory, update_corpus
 
     store = RulingStore(index_dir)
     full = full or not index.exists(index_dir)
@@ -636,7 +636,11 @@ def update_entries(index_dir: Path, state: State, added: list[SourceRecord], rem
         timings["store"] = time.perf_counter() - mark
     mark = time.perf_counter()
     release_free_memory()           # before the Whoosh workers fork: each would count the freed pages again
-    changes = write_index(index_dir, state, result.entries, result.deleted, full)
+    # the collector paused here (and so in the Whoosh workers forked meanwhile, which inherit its state):
+    # the entries' JSON shapes and the workers' postings make no reference cycles, yet each full
+    # collection would walk the whole corpus held in this process
+    with gc_paused():
+        changes = write_index(index_dir, state, result.entries, result.deleted, full)
     if timings is not None:
         timings["index"] = time.perf_counter() - mark
     mark = time.perf_counter()
