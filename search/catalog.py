@@ -371,6 +371,10 @@ def parse_file(path: Path):
 
 
 PARALLEL_MIN_FILES = 4
+# Files to parse of at least this many bytes together make an update large enough for the pipeline's
+# worker processes (ingest/dedup.py form_workers; a few thousand rulings): their fork server is
+# started before reading (start_fork_server), so that its loading overlaps the reading.
+EARLY_WORKERS_BYTES = 4 << 20
 
 
 def parse_files(paths: list[Path]) -> list:
@@ -477,6 +481,10 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
             for key in [k for k in state.sources if k.startswith(prefix) and k not in seen]:
                 removed.append(state.sources.pop(key))
     pending = [item for _, _, item in checked if isinstance(item, Pending)]
+    if sum(p.size for p in pending) >= EARLY_WORKERS_BYTES:
+        from ingest.dedup import start_fork_server
+
+        start_fork_server()        # the pipeline's workers load their modules and models while this reads
     parsed = dict(zip((p.key for p in pending), parse_files([p.path for p in pending])))
     remembered: set[str] = set()                   # a file reached twice (overlapping paths) counts once
     for file, named, item in checked:
