@@ -31,6 +31,7 @@ so that a query (which only opens the Whoosh index) never pays for them.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -282,12 +283,19 @@ def _repoint(state: State, generation: Path) -> None:
 
 
 def _unpickle(path: Path):
+    # the collector paused meanwhile: unpickling makes hundreds of thousands of containers, none in a
+    # reference cycle, and each of the collections they would trigger walks all made so far
+    enabled = gc.isenabled()
+    gc.disable()
     try:
         with open(path, "rb") as handle:
             return pickle.load(handle)
     except Exception as err:  # pickle raises many kinds for a damaged file
         raise DamagedIndex(f"{path}: cannot be read ({type(err).__name__}); "
                            "run 'rulings ingest --rebuild'") from None
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def save_state(index_dir: Path, state: State) -> None:
@@ -380,14 +388,25 @@ EARLY_WORKERS_BYTES = 4 << 20
 def parse_files(paths: list[Path]) -> list:
     """FileResults of the paths, in the same order; parsed in worker processes (one per core,
     at most 4) when there are PARALLEL_MIN_FILES files or more, since reading is CPU-bound
-    Python (docx, PDF and JSON parsing) and files are independent."""
+    Python (docx, PDF and JSON parsing) and files are independent; the largest files are handed out first."""
     workers = min(os.cpu_count() or 1, 4)
     if len(paths) < PARALLEL_MIN_FILES or workers < 2:
         return [parse_file(path) for path in paths]
     from concurrent.futures import ProcessPoolExecutor
 
+    # largest files first, so that no large file is left to one worker at the end while the others
+    # idle; the results are given back in the order of paths
+    order = sorted(range(len(paths)), key=lambda i: -_size(paths[i]))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(parse_file, paths, chunksize=1))
+        parsed = dict(zip(order, pool.map(parse_file, [paths[i] for i in order], chunksize=1)))
+    return [parsed[i] for i in range(len(paths))]
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def remember(pending: Pending, result, state: State) -> SourceRecord:
