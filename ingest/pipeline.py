@@ -300,6 +300,7 @@ def _update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict
     for rulings in added.values():
         corpus.words.update(corpus_words(rulings))
     languages = detecting() if detecting is not None else None
+    del detecting
     kept: list[Ruling] = []
     kept_refs: list[Ref] = []
     rejections: dict[int, list[Rejection]] = {}
@@ -321,7 +322,7 @@ def _update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict
             kept_refs.append((number, index))
             if declared_disagrees(ruling.declared_lang, ruling.lang):
                 mismatches.setdefault(number, []).append(ruling)
-    del shared
+    del shared, languages
     changed_sets = {r.set_code.upper() for r in kept if r.set_code}
     changed_sets |= {r.set_code.upper() for rulings in removed.values() for r in rulings if r.set_code}
     clock.lap("normalise")
@@ -441,9 +442,10 @@ def _languages_in_workers(workers, added: dict[int, list[Ruling]]) -> Callable[[
 
     def results() -> dict[str, str | None]:
         found: dict[str, str | None] = {}
+        codes: dict[str | None, str | None] = {}       # one object per language code, not one per text
         for start, task in zip(starts, tasks):
             for text, (code, by_lingua) in zip(texts[start:start + LANGUAGE_BATCH], task.get()):
-                found[text] = code
+                code = found[text] = codes.setdefault(code, code)
                 if by_lingua:
                     decided[text] = code
         return found
