@@ -432,14 +432,31 @@ def form_workers(texts: int) -> Iterator[Pool | None]:
             or "forkserver" not in multiprocessing.get_all_start_methods()):
         yield None
         return
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["ingest.dedup", "ingest.tag"])
-    pool = context.Pool(FORM_WORKERS)
+    start_fork_server()
+    pool = multiprocessing.get_context("forkserver").Pool(FORM_WORKERS)
     try:
         yield pool
     finally:
         pool.terminate()
         pool.join()
+
+
+FORK_SERVER_PRELOAD = ["ingest.workers"]     # what the fork server loads before forking workers
+
+
+def start_fork_server() -> bool:
+    """Start multiprocessing's fork server, which loads FORK_SERVER_PRELOAD (ingest/workers.py: the
+    workers' modules and lingua's models, a second or two), unless it runs already; returns at once,
+    the loading goes on in the server meanwhile. False where there is no ``forkserver`` or no
+    workers are used (FORM_WORKERS 0). Called early in a large ingest (search/catalog.py) so that the
+    loading overlaps the reading, and by form_workers()."""
+    if FORM_WORKERS < 1 or "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    from multiprocessing import forkserver
+
+    multiprocessing.get_context("forkserver").set_forkserver_preload(FORK_SERVER_PRELOAD)
+    forkserver.ensure_running()
+    return True
 
 
 def formed_batches(batches: list[list[str]], pool: Pool | None = None) -> Iterator[tuple[list[Form], list[bytes]]]:

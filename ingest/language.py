@@ -242,6 +242,26 @@ def remember_decisions(decided: dict[str, str | None]) -> dict[str, str | None]:
     return _DECIDED
 
 
+def detect_languages(texts: list[str]) -> list[tuple[str | None, bool]]:
+    """For each text: (what detect_language() finds before its default, True when lingua decided it).
+
+    Run in the ingest's worker processes (ingest/pipeline.py), whose fork server has loaded lingua's
+    models already (load_models()); the caller remembers lingua's answers (remember_decisions())."""
+    return [(_detect(text), text in _DECIDED) for text in texts]
+
+
+def decided_languages() -> dict[str, str | None]:
+    """The live mapping of the texts lingua decided in this process (text -> language code or None)."""
+    return _DECIDED
+
+
+def load_models() -> None:
+    """Make lingua load its models of the Latin languages now (about 1 s, once per process): called
+    where multiprocessing's fork server starts (ingest/workers.py), so every worker forked from it
+    has them without loading them again."""
+    _detector(LATIN).detect_language_of("The creature deals damage to the player who controls it.")
+
+
 def declared_disagrees(declared: str | None, detected: str) -> bool:
     """True when a source declared a language the text does not have (``zh`` agrees with zh-Hans and zh-Hant)."""
     if not declared:

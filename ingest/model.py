@@ -7,7 +7,7 @@ shape of an entry (``entry_to_dict``) is the contract in PRODUCT.md, "Entry".
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field
 from typing import Any
 
 LANGUAGES = ("en", "de", "fr", "it", "es", "pt", "ja", "ko", "ru", "zh-Hans", "zh-Hant")
@@ -154,8 +154,8 @@ def entry_to_dict(entry: Entry) -> dict[str, Any]:
         "mechanics": list(entry.mechanics), "cards": entry.cards, "sets": entry.sets,
         "date": entry.date, "dates": entry.dates,
         "variants": [variant_to_dict(v) for v in entry.variants],
-        "related": [asdict(r) for r in entry.related],
-        "translations": [asdict(t) for t in entry.translations],
+        "related": [{"id": r.id, "reason": r.reason} for r in entry.related],       # asdict(), without its deep copy
+        "translations": [{"id": t.id, "lang": t.lang, "text": t.text} for t in entry.translations],
         "aliases": list(entry.aliases),
         "repairs": list(entry.repairs),
     }

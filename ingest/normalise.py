@@ -160,17 +160,24 @@ def _mask_name_runs(text: str, name: str) -> str:
     return text
 
 
-def normalise(rulings: list[Ruling], words: Counter | None = None) -> tuple[list[Ruling], list[Rejection]]:
+def normalise(rulings: list[Ruling], words: Counter | None = None,
+              languages: dict[str, str | None] | None = None) -> tuple[list[Ruling], list[Rejection]]:
     """Fill ``match`` (and ``repairs``) on each ruling; reject empty ones.
 
     words: the repair vocabulary (corpus_words of the whole corpus); by default
-    the words of these rulings. Returns (kept rulings in input order, rejections with reasons).
+    the words of these rulings. languages: texts whose language was detected already (in worker
+    processes, ingest/pipeline.py) -> what detect_language() finds for them before its default
+    (ingest/language.py detect_languages); other texts are detected here. Returns (kept rulings
+    in input order, rejections with reasons).
     """
     if words is None:
         words = corpus_words(rulings)
+    languages = languages or {}
     kept, rejected = [], []
     for ruling in rulings:
-        ruling.lang = detect_language(ruling.text, default=ruling.lang)
+        text = ruling.text
+        ruling.lang = (languages[text] or ruling.lang) if text in languages else \
+            detect_language(text, default=ruling.lang)
         folded = fold(match_text(ruling.text, ruling.lang))
         if not _WORD.search(folded) and not re.search(r"\w", folded):
             rejected.append(Rejection(ruling, "empty text"))

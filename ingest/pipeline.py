@@ -9,12 +9,12 @@ import gc
 import hashlib
 import time
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Callable
 
 from ingest.dedup import MAX_RELATED, Grouper, dedup, form_workers, rank, rank_order, relink, text_key
-from ingest.language import declared_disagrees, remember_decisions
+from ingest.language import decided_languages, declared_disagrees, detect_languages, remember_decisions
 from ingest.model import Entry, Related, Ruling, Translation
 from ingest.normalise import Rejection, corpus_words, normalise
 from ingest.tag import mechanics_of_keys, tag, tag_key
@@ -246,7 +246,18 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     its id; a new one takes the id its variants had (removed in this update,
     or carried in an export), else its content id (PRODUCT.md "Ids").
     everything: rewrite every entry (the Whoosh index is being rebuilt).
+    A large update (dedup.form_workers, counting the added rulings) runs worker processes from the
+    start: they detect the added texts' languages while the corpus words are counted here, then form
+    dedup's texts and tag the rulings.
     """
+    with form_workers(sum(len(rulings) for rulings in added.values())) as workers:
+        return _update_corpus(corpus, removed, added, fetch, everything, timings, workers)
+
+
+def _update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[int, list[Ruling]],
+                   fetch: Callable[[list[Ref]], dict[Ref, Ruling]], everything: bool,
+                   timings: dict[str, float] | None, workers) -> Update:
+    """update_corpus() with its worker processes (a multiprocessing Pool), or None."""
     clock = _Clock(timings)
     grouper, info = corpus.grouper, corpus.info
     zh_before = frozenset().union(*(i.zh_sets for i in info.values())) if info else frozenset()
@@ -283,20 +294,23 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     clock.lap("remove")
     # normalise what was added
     pool = _Pool(added)
+    # lingua's earlier answers: a re-read or changed file does not load its models again for known texts
+    corpus.languages = remember_decisions(getattr(corpus, "languages", None) or {})
+    detecting = _languages_in_workers(workers, added) if workers is not None else None
     for rulings in added.values():
         corpus.words.update(corpus_words(rulings))
+    languages = detecting() if detecting is not None else None
+    del detecting
     kept: list[Ruling] = []
     kept_refs: list[Ref] = []
     rejections: dict[int, list[Rejection]] = {}
     mismatches: dict[int, list[Ruling]] = {}
-    # lingua's earlier answers: a re-read or changed file does not load its models again for known texts
-    corpus.languages = remember_decisions(getattr(corpus, "languages", None) or {})
     shared: dict = {}
     for number, rulings in added.items():
         share_strings(rulings, shared)
         # one source at a time (the same decisions as all at once: the word counts are complete),
         # so that no map from every added ruling to its source is needed
-        _, rejected = normalise(rulings, corpus.words)
+        _, rejected = normalise(rulings, corpus.words, languages)
         share_strings(rulings, shared, normalised=True)
         if rejected:
             rejections[number] = rejected
@@ -308,7 +322,7 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
             kept_refs.append((number, index))
             if declared_disagrees(ruling.declared_lang, ruling.lang):
                 mismatches.setdefault(number, []).append(ruling)
-    del shared
+    del shared, languages
     changed_sets = {r.set_code.upper() for r in kept if r.set_code}
     changed_sets |= {r.set_code.upper() for rulings in removed.values() for r in rulings if r.set_code}
     clock.lap("normalise")
@@ -331,7 +345,8 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
             # so no rank tuple need be kept per text (memory and time at a million rulings)
             best[key] = rank(ruling) if orphans else None
     del kept, kept_refs, orphan_rulings
-    with form_workers(len(best)) as workers:       # worker processes, or None for a small update
+    # the update's workers, or (removed sources leave texts to place again) workers for this many texts
+    with nullcontext(workers) if workers is not None else form_workers(len(best)) as workers:
         touched |= grouper.add(sorted(best, key=best.get) if orphans else list(best), workers)
         del best
         grouper.release_tables()          # the LSH tables and leader forms are rebuilt when next needed
@@ -412,6 +427,29 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
 
 
 TAG_BATCH = 2048       # rulings tagged per task in the worker processes
+LANGUAGE_BATCH = 2048  # texts whose language is detected per task in the worker processes
+
+
+def _languages_in_workers(workers, added: dict[int, list[Ruling]]) -> Callable[[], dict[str, str | None]]:
+    """Start detecting the language of every distinct added text that lingua has not decided before
+    in the worker processes (language.detect_languages, LANGUAGE_BATCH texts a task); returns a
+    function that waits for the results and gives them as normalise()'s ``languages``, after
+    remembering lingua's answers in this process (language.decided_languages) as detecting here would."""
+    decided = decided_languages()
+    texts = list(dict.fromkeys(r.text for rulings in added.values() for r in rulings if r.text not in decided))
+    starts = range(0, len(texts), LANGUAGE_BATCH)
+    tasks = [workers.apply_async(detect_languages, (texts[start:start + LANGUAGE_BATCH],)) for start in starts]
+
+    def results() -> dict[str, str | None]:
+        found: dict[str, str | None] = {}
+        codes: dict[str | None, str | None] = {}       # one object per language code, not one per text
+        for start, task in zip(starts, tasks):
+            for text, (code, by_lingua) in zip(texts[start:start + LANGUAGE_BATCH], task.get()):
+                code = found[text] = codes.setdefault(code, code)
+                if by_lingua:
+                    decided[text] = code
+        return found
+    return results
 
 
 def _tag_in_workers(workers, added: dict[int, list[Ruling]]) -> Callable[[], dict]:

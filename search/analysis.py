@@ -306,13 +306,19 @@ def _match_terms(token: str, kind: str, stemming: bool, joined: bool) -> tuple[t
     return tuple(found)
 
 
-def term_positions(text: str, stemming: bool = True) -> dict[str, list[int]]:
+def term_positions(text: str, stemming: bool = True, tokens: set | None = None) -> dict[str, list[int]]:
     """Each indexed term of text -> its positions, in order of first occurrence: what ``terms(text,
-    stemming, joined=True)`` yields, gathered per term without offsets (the postings of one field)."""
+    stemming, joined=True)`` yields, gathered per term without offsets (the postings of one field).
+
+    tokens, when given, receives each written token as (token, TOKEN_PATTERN group name), the
+    input of words_of_token() (the spelling words of the same pass)."""
     found: dict[str, list[int]] = {}
     pos = 0
     for match in TOKEN_PATTERN.finditer(text):
-        for term, _, _, step in _match_terms(match.group(), match.lastgroup, stemming, True):
+        token, kind = match.group(), match.lastgroup
+        if tokens is not None:
+            tokens.add((token, kind))
+        for term, _, _, step in _match_terms(token, kind, stemming, True):
             positions = found.get(term)
             if positions is None:
                 found[term] = [pos]
@@ -328,12 +334,13 @@ def unstemmed_words(text: str) -> set[str]:
     and hold no space, worked out once per distinct written token."""
     words: set[str] = set()
     for token in {(match.group(), match.lastgroup) for match in TOKEN_PATTERN.finditer(text)}:
-        words.update(_words_of(*token))
+        words.update(words_of_token(*token))
     return words
 
 
 @lru_cache(maxsize=200_000)
-def _words_of(token: str, kind: str) -> tuple[str, ...]:
+def words_of_token(token: str, kind: str) -> tuple[str, ...]:
+    """The unstemmed_words() of one written token (token, TOKEN_PATTERN group name)."""
     return tuple(term for term, *_ in _match_terms(token, kind, False, False)
                  if term[:1].isalpha() and " " not in term)
 

@@ -31,6 +31,7 @@ so that a query (which only opens the Whoosh index) never pays for them.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -282,12 +283,19 @@ def _repoint(state: State, generation: Path) -> None:
 
 
 def _unpickle(path: Path):
+    # the collector paused meanwhile: unpickling makes hundreds of thousands of containers, none in a
+    # reference cycle, and each of the collections they would trigger walks all made so far
+    enabled = gc.isenabled()
+    gc.disable()
     try:
         with open(path, "rb") as handle:
             return pickle.load(handle)
     except Exception as err:  # pickle raises many kinds for a damaged file
         raise DamagedIndex(f"{path}: cannot be read ({type(err).__name__}); "
                            "run 'rulings ingest --rebuild'") from None
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def save_state(index_dir: Path, state: State) -> None:
@@ -371,19 +379,34 @@ def parse_file(path: Path):
 
 
 PARALLEL_MIN_FILES = 4
+# Files to parse of at least this many bytes together make an update large enough for the pipeline's
+# worker processes (ingest/dedup.py form_workers; a few thousand rulings): their fork server is
+# started before reading (start_fork_server), so that its loading overlaps the reading.
+EARLY_WORKERS_BYTES = 4 << 20
 
 
 def parse_files(paths: list[Path]) -> list:
     """FileResults of the paths, in the same order; parsed in worker processes (one per core,
     at most 4) when there are PARALLEL_MIN_FILES files or more, since reading is CPU-bound
-    Python (docx, PDF and JSON parsing) and files are independent."""
+    Python (docx, PDF and JSON parsing) and files are independent; the largest files are handed out first."""
     workers = min(os.cpu_count() or 1, 4)
     if len(paths) < PARALLEL_MIN_FILES or workers < 2:
         return [parse_file(path) for path in paths]
     from concurrent.futures import ProcessPoolExecutor
 
+    # largest files first, so that no large file is left to one worker at the end while the others
+    # idle; the results are given back in the order of paths
+    order = sorted(range(len(paths)), key=lambda i: -_size(paths[i]))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(parse_file, paths, chunksize=1))
+        parsed = dict(zip(order, pool.map(parse_file, [paths[i] for i in order], chunksize=1)))
+    return [parsed[i] for i in range(len(paths))]
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def remember(pending: Pending, result, state: State) -> SourceRecord:
@@ -477,6 +500,10 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
             for key in [k for k in state.sources if k.startswith(prefix) and k not in seen]:
                 removed.append(state.sources.pop(key))
     pending = [item for _, _, item in checked if isinstance(item, Pending)]
+    if sum(p.size for p in pending) >= EARLY_WORKERS_BYTES:
+        from ingest.dedup import start_fork_server
+
+        start_fork_server()        # the pipeline's workers load their modules and models while this reads
     parsed = dict(zip((p.key for p in pending), parse_files([p.path for p in pending])))
     remembered: set[str] = set()                   # a file reached twice (overlapping paths) counts once
     for file, named, item in checked:
@@ -610,7 +637,7 @@ def update_entries(index_dir: Path, state: State, added: list[SourceRecord], rem
     deleted. Returns the index changes {"added", "deleted", "kept"}; timings,
     when given, receives the seconds of each stage.
     """
-    from ingest.pipeline import release_free_memory, update_corpus
+    from ingest.pipeline import gc_paused, release_free_memory, update_corpus
 
     store = RulingStore(index_dir)
     full = full or not index.exists(index_dir)
@@ -636,7 +663,11 @@ def update_entries(index_dir: Path, state: State, added: list[SourceRecord], rem
         timings["store"] = time.perf_counter() - mark
     mark = time.perf_counter()
     release_free_memory()           # before the Whoosh workers fork: each would count the freed pages again
-    changes = write_index(index_dir, state, result.entries, result.deleted, full)
+    # the collector paused here (and so in the Whoosh workers forked meanwhile, which inherit its state):
+    # the entries' JSON shapes and the workers' postings make no reference cycles, yet each full
+    # collection would walk the whole corpus held in this process
+    with gc_paused():
+        changes = write_index(index_dir, state, result.entries, result.deleted, full)
     if timings is not None:
         timings["index"] = time.perf_counter() - mark
     mark = time.perf_counter()

@@ -14,6 +14,7 @@ import pickle
 import struct
 import zlib
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -37,11 +38,14 @@ from ingest.model import Entry, entry_to_dict
 from search import folder as index_folder
 from search import matching
 from search.analysis import (
+    RulingsTokenizer,
     TermPositions,
     card_key,
     name_analyzer,
     rulings_analyzer,
+    term_positions,
     unstemmed_words,
+    words_of_token,
 )
 from search.languages import (
     field_for,
@@ -186,12 +190,109 @@ class EntryWriter(SegmentWriter):
     def __init__(self, ix, **kwargs):
         super().__init__(ix, **kwargs)
         self.words: set[str] = set()
+        # Whoosh's add_document() serves fields that ask for a separate spelling field or term vectors
+        self._plain = not any(f.separate_spelling() or f.vector for _, f in self.schema.items())
+        self._known_terms: dict[tuple[str, str], list[tuple]] = {}
 
     def add_entry(self, stored: str, entry_json: dict | None = None) -> None:
         """Add the document of one entry: stored, its JSON text; entry_json, its shape when at hand."""
         entry_json = json.loads(stored) if entry_json is None else entry_json
-        self.add_document(**document(entry_json, stored))
-        self.words |= spelling_words(entry_json)
+        fields = document(entry_json, stored)
+        if not self._plain:
+            self.add_document(**fields)
+            self.words |= spelling_words(entry_json)
+            return
+        # an English entry's searched texts are exactly its text and variants fields: their
+        # tokens, gathered while they are indexed, give the spelling words without a second pass
+        tokens: set[tuple[str, str]] | None = set() if "text" in fields else None
+        self._add_fields(fields, tokens)
+        if tokens is None:
+            self.words |= spelling_words(entry_json)
+        else:
+            self.words.update(*(words_of_token(*token) for token in tokens))
+
+    def _add_fields(self, fields: dict, tokens: set | None = None) -> None:
+        """Whoosh's add_document() (whoosh-reloaded 2.7.5 writing.py SegmentWriter) for a document()
+        dict: the same postings, lengths, stored values and columns, made in one loop.
+
+        Fields in TermPositions with a RulingsTokenizer (text, variants, cards) take their postings
+        from analysis.term_positions() directly, each positions list encoded once per process
+        (_encoded_positions), instead of through Whoosh's chain of generators; other fields use the
+        field's own index(). The postings go to the sorting pool in one batch with the pool's own
+        size accounting. tokens, when given, receives the (token, kind) pairs of the text and variants
+        fields (analysis.term_positions). Only for a schema without separate spelling fields and
+        term vectors (EntryWriter._plain); there are no "_boost" keys, so every boost factor is 1.0.
+        """
+        self._check_state()
+        perdocwriter = self.perdocwriter
+        schema = self.schema
+        docnum = self.docnum
+        items: list[tuple] = []
+        perdocwriter.start_doc(docnum)
+        try:
+            for fieldname in sorted(fields):
+                value = fields[fieldname]
+                if value is None:
+                    continue
+                field = schema[fieldname]
+                length = 0
+                if field.indexed:
+                    scorable = field.scorable
+                    if type(field.format) is TermPositions and type(field.analyzer) is RulingsTokenizer \
+                            and isinstance(value, str):
+                        boost = field.format.field_boost
+                        gathered = tokens if fieldname in ("text", "variants") else None
+                        for term, positions in term_positions(value, field.analyzer.stemming, gathered).items():
+                            freq = len(positions)
+                            if scorable:
+                                length += freq
+                            items.append((fieldname, term.encode("utf-8"), docnum, freq * boost * 1.0,
+                                          _encoded_positions(tuple(positions))))
+                    else:
+                        for tbytes, freq, weight, vbytes in self._terms(fieldname, field, value):
+                            if scorable:
+                                length += freq
+                            items.append((fieldname, tbytes, docnum, weight * 1.0, vbytes))
+                perdocwriter.add_field(fieldname, field, value if field.stored else None, length)
+                column = field.column_type
+                if column:
+                    perdocwriter.add_column_value(fieldname, column, field.to_column_value(value))
+        except Exception:
+            perdocwriter.cancel_doc()
+            raise
+        perdocwriter.finish_doc()
+        self._pool_postings(items)
+        self._added = True
+        self.docnum += 1
+
+    def _terms(self, fieldname: str, field, value) -> list[tuple]:
+        """field.index(value) as a list, kept per value for fields that are not unique (lang, date,
+        dates, sets, mechanics, card keys: their values repeat over the entries)."""
+        if field.unique:
+            return list(field.index(value))
+        key = (fieldname, value)
+        found = self._known_terms.get(key)
+        if found is None:
+            if len(self._known_terms) >= 100_000:
+                self._known_terms.clear()
+            found = self._known_terms[key] = list(field.index(value))
+        return found
+
+    def _pool_postings(self, items: list[tuple]) -> None:
+        """Add postings to the sorting pool as its add() does one at a time (whoosh-reloaded 2.7.5
+        writing.py PostingPool.add: the same size estimate, a run saved past the limit)."""
+        pool = self.pool
+        sizes = [150 + len(item[0]) + 2 * len(item[1]) + len(item[4] or "") for item in items]
+        pool.fieldnames.update({item[0] for item in items})
+        if pool.currentsize + sum(sizes) <= pool.limit:       # no run is saved: all at once
+            pool.current.extend(items)
+            pool.currentsize += sum(sizes)
+            return
+        for item, size in zip(items, sizes):
+            pool.currentsize += size
+            if pool.currentsize > pool.limit:
+                pool.save()
+            pool.current.append(item)
 
     def spelling_words(self) -> set[str]:
         """The "did you mean" words of the entries added (after commit)."""
@@ -280,6 +381,16 @@ class _EntryTask(SubWriterTask):
                 code, stored = pickle.load(f)
                 writer.add_entry(stored)
         tempstorage.delete_file(filename)
+
+
+@lru_cache(maxsize=200_000)
+def _encoded_positions(positions: tuple[int, ...]) -> bytes:
+    """Whoosh's Positions encoding of a term's positions in one field (formats.Positions.encode:
+    the count, then the pickled deltas), worked out once per distinct positions list."""
+    return _POSITIONS.encode(positions)
+
+
+_POSITIONS = TermPositions()
 
 
 class FlushCodec(W3Codec):

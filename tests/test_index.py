@@ -52,6 +52,34 @@ def test_flush_codec_writes_whooshs_postings(real_index, tmp_path):
     assert ours == whooshs
 
 
+def test_entry_writer_loop_gives_whooshs_add_document(real_index, tmp_path):
+    """EntryWriter's own document loop (_add_fields: postings straight from term_positions, encoded
+    positions and keyword terms kept per value, the pool fed in one batch) writes the postings, term
+    statistics, field lengths, stored entries and spelling words of Whoosh's add_document(), for the
+    entries of ../shared/realdata (English ones take the fast path, Chinese ones the field's index())."""
+    entries = list(index.all_entries(real_index))
+    assert {e["lang"] for e in entries} == {"en", "zh-Hans"}      # the fast path and the other one
+
+    def build(folder, plain):
+        folder.mkdir(parents=True)
+        ix = whoosh_index.create_in(str(folder), index.schema())
+        writer = index.EntryWriter(ix, limitmb=256, codec=index.FlushCodec(compression=0))
+        writer._plain = plain
+        for entry in entries:
+            writer.add_entry(json.dumps(entry, ensure_ascii=False))
+        writer.commit()
+        with whoosh_index.open_dir(str(folder)).searcher() as searcher:
+            reader = searcher.reader()
+            lengths = [[reader.doc_field_length(d, f) for f in index.schema().names()]
+                       for d in range(reader.doc_count_all())]
+            stored = list(searcher.all_stored_fields())
+        return _postings(folder), lengths, stored, writer.spelling_words()
+
+    ours, whooshs = build(tmp_path / "ours", True), build(tmp_path / "whoosh", False)
+    assert len(ours[0]) > 1000 and len(ours[3]) > 1000
+    assert ours == whooshs
+
+
 def test_parallel_entry_writer_matches_one_process(real_index, tmp_path, monkeypatch):
     """A full build by EntryMpWriter's workers (documents and spelling words made there) indexes the
     same postings and writes the same "did you mean" words as one process does."""

@@ -53,19 +53,25 @@ def test_release_free_memory_trims_the_c_heap_where_glibc_is():
 
 
 def test_update_with_worker_processes_forms_the_same_entries(shared, monkeypatch):
-    """A full update whose texts are formed and tagged in worker processes
-    (dedup.form_workers) gives the same entries as one that does everything in this process:
-    ids, variants, similarities, Related links, mechanics and translations."""
-    from ingest import dedup
+    """A full update whose texts' languages are detected, and whose texts are formed and tagged, in
+    worker processes (dedup.form_workers) gives the same entries as one that does everything in this
+    process: ids, variants and their languages, similarities, Related links, mechanics and
+    translations; and remembers the same lingua answers."""
+    from ingest import dedup, language
     from ingest.pipeline import Corpus, update_corpus
 
     monkeypatch.setattr(dedup, "ADD_BATCH", 100)
+    decided = []
 
     def entries(workers):
         monkeypatch.setattr(dedup, "FORM_WORKERS", workers)
+        language._DECIDED.clear()              # nothing known from earlier tests: every text is detected
+        language._detect.cache_clear()
         rulings = _real_rulings(shared, ("XLN.json", "KLD.json", "AER.json"))
-        update = update_corpus(Corpus(), {}, {0: rulings}, lambda refs: {}, everything=True)
-        return [(e.id, e.text, [(v.ruling.key(), v.similarity) for v in e.variants],
+        corpus = Corpus()
+        update = update_corpus(corpus, {}, {0: rulings}, lambda refs: {}, everything=True)
+        decided.append(dict(corpus.languages))
+        return [(e.id, e.text, [(v.ruling.key(), v.ruling.lang, v.similarity) for v in e.variants],
                  [(r.id, r.reason) for r in e.related], e.mechanics, e.translations) for e in update.entries]
 
     alone = entries(0)
@@ -81,4 +87,6 @@ def test_update_with_worker_processes_forms_the_same_entries(shared, monkeypatch
     pooled = entries(2)
     assert len(pools) == 1 and pools[0] is not None
     assert pooled == alone
+    assert decided[0] == decided[1] and len(decided[0]) == 59       # texts looks_english() left to lingua
+    assert {lang for e in alone for _, lang, _ in e[2]} == {"en"}
     assert len(alone) > 800 and sum(bool(e[4]) for e in alone) > 200 and sum(bool(e[3]) for e in alone) > 10
