@@ -17,6 +17,7 @@ ignored. Every input either parses or raises QueryError with a one-line reason.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
 import re
@@ -373,7 +374,8 @@ def parse(schema, text: str, empty: frozenset[str] = frozenset()) -> Query:
     empty: searched fields that hold no text in the index (_empty_fields()); plain words are then
     not analysed for them (without_empty_fields() would drop those clauses)."""
     try:
-        query = _plain_words(schema, text, empty) or cached_parser(schema).parse(text)
+        query = _plain_words(schema, text, empty) or _plain_phrase(schema, text, empty) \
+            or cached_parser(schema).parse(text)
     except QueryError:
         raise
     except RecursionError:
@@ -463,6 +465,33 @@ def _field_terms(made_by, word: str, empty: frozenset[str]) -> tuple:
     names = [name for name in fields if name not in empty] or list(fields)[:1]
     made = [make(name, word, Term, boost=fields[name]) for name in names]
     return tuple(q for q in made if q is not None)
+
+
+_PLAIN_PHRASE = re.compile(r'[ \t]*"([^\W\d_]+(?:[ \t]+[^\W\d_]+)*)"[ \t]*')
+
+
+def _plain_phrase(schema, text: str, empty: frozenset[str] = frozenset()) -> Query | None:
+    """The parser's query for one quoted phrase of plain words (``"the battlefield"``), without its
+    tagging passes and without the fields in empty; None for any other text.
+
+    The parser's own PhraseNode (slop 1) copied per searched field with its boost, as
+    MultifieldPlugin copies it, each made a query by the node itself, ORed, in the
+    parser's AndGroup, normalised. tests/test_query.py compares the two.
+    """
+    found = _PLAIN_PHRASE.fullmatch(text) if len(text) <= 200 else None
+    if found is None:
+        return None
+    made_by = cached_parser(schema)
+    node = qparser.PhrasePlugin.PhraseNode(found.group(1), found.start(1))
+    node.startchar, node.endchar = found.start(1) - 1, found.end(1) + 1      # the quotes, as tagged
+    fields = index.searched_fields()
+    clauses = []
+    for name in [name for name in fields if name not in empty] or list(fields)[:1]:
+        field_node = copy.copy(node)
+        field_node.set_fieldname(name)
+        field_node.set_boost(fields[name])
+        clauses.append(field_node.query(made_by))
+    return And([Or(clauses)]).normalize()
 
 
 def without_unmatchable(query: Query) -> Query:

@@ -472,3 +472,33 @@ def test_a_negated_filter_never_ranks(real_index):
     without = [(h["id"], h["score"]) for h in flying if common not in h["sets"]]
     assert len(without) < len(flying)
     assert [(h["id"], h["score"]) for h in query.search(real_index, f"flying -set:{common}", limit=5000)] == without
+
+
+def test_a_plain_phrase_is_parsed_as_the_parser_parses_it(real_index):
+    """The fast path for one quoted phrase of plain words gives the parser's very query, with and without
+    the index's empty fields, for pieces of 3,000 real rulings (those of letters only); anything else
+    goes to the parser."""
+    import random
+    from search import index
+    entries = list(index.all_entries(real_index))
+    rng = random.Random(4)
+    texts = ['"the battlefield"', ' "to cast  the" ', '"AND or"', '"flying"', '"Flugfähigkeit schnell"', '"回 战场"']
+    for entry in rng.sample(entries, 3000):
+        words = entry["text"].split()
+        at = rng.randrange(max(1, len(words) - 3))
+        texts.append('"' + " ".join(words[at:at + rng.randint(1, 4)]) + '"')
+    covered = 0
+    with index.searcher(real_index) as searcher:
+        parser, reader = query.cached_parser(searcher.schema), searcher.reader()
+        empty = query._empty_fields(reader)
+        for text in texts:
+            fast = query._plain_phrase(searcher.schema, text, empty)
+            if fast is None:
+                assert not query._PLAIN_PHRASE.fullmatch(text), text
+                continue
+            assert fast == query.without_empty_fields(parser.parse(text), reader), text
+            assert query._plain_phrase(searcher.schema, text) == parser.parse(text), text
+            covered += 1
+    assert covered > 600
+    for other in ('"first strike"~2', '"deals 2 damage"', '"flying" trample', '"Lim-Dûl"', '"a" "b"'):
+        assert query._plain_phrase(searcher.schema, other) is None, other
