@@ -460,6 +460,10 @@ class SegmentScores:
             btext = self.segment.schema[fieldname].to_bytes(text)
         except ValueError:
             return 0
+        return self._btext_frequency(fieldname, btext)
+
+    def _btext_frequency(self, fieldname: str, btext: bytes) -> int:
+        """The document frequency of a term (as bytes) in this segment, from the kept lookups; 0 when absent."""
         info = self._term_info(fieldname, btext)
         return 0 if info is None else info.doc_frequency()
 
@@ -504,10 +508,7 @@ class SegmentScores:
         key = (self.number, fieldname, btext, scored)
         scores = self.kept.scores_of(key)
         if scores is not None:
-            if within is not None and len(within.docnums) < len(scores):
-                scores = {docnum: scores[docnum] for docnum in within.docnums if docnum in scores}
-                return _times(scores, query.boost)
-            return dict(scores) if query.boost == 1.0 else _times(scores, query.boost)
+            return _handed_out(scores, within, query.boost)
         postings = self._postings(fieldname, btext)
         if postings is None:
             return {}
@@ -523,17 +524,13 @@ class SegmentScores:
         if not whole:
             return _times(scores, query.boost)
         self.kept.keep_scores(key, scores)
-        if within is not None and len(within.docnums) < len(scores):
-            scores = {docnum: scores[docnum] for docnum in within.docnums if docnum in scores}
-            return _times(scores, query.boost)
-        return dict(scores) if query.boost == 1.0 else _times(scores, query.boost)
+        return _handed_out(scores, within, query.boost)
 
     def _read_whole(self, fieldname: str, btext: bytes, wanted: int) -> bool:
         """Whether a term asked about ``wanted`` documents (an AND's smaller clauses) is read whole and
         kept: when its postings are few enough to keep and its blocks (W3's 128 postings each) are
         about as many as the documents wanted, so that nearly every block would be read anyway."""
-        info = self._term_info(fieldname, btext)
-        frequency = 0 if info is None else info.doc_frequency()
+        frequency = self._btext_frequency(fieldname, btext)
         return frequency <= KEPT_POSTINGS // 4 and frequency <= _BLOCK_POSTINGS * wanted
 
     def _term_scores(self, field, fieldname: str, btext: bytes, docnums: list[int],
@@ -618,7 +615,7 @@ class SegmentScores:
         the searcher (Kept.positions): the common words of phrases (the, to, of) recur in many phrases,
         and the blocks of a common word that hold a rarer word's documents are nearly all of them
         anyway. A longer one is read only in the blocks that may hold documents of ``within``."""
-        if self._term_info(fieldname, btext).doc_frequency() > KEPT_POSITIONS // 4:
+        if self._btext_frequency(fieldname, btext) > KEPT_POSITIONS // 4:
             return [*_read_postings(postings, within, values=True), None]
         key = (self.number, fieldname, btext)
         found = self.kept.positions_of(key)
@@ -692,6 +689,14 @@ class Within:
         if self._sorted is None:
             self._sorted = sorted(self.docnums)
         return self._sorted
+
+
+def _handed_out(kept: dict[int, float], within: Within | None, boost: float) -> dict[int, float]:
+    """A term's kept scores as its caller gets them: only the documents of ``within`` when fewer, times
+    the boost, always a new dict (callers combine scores in place)."""
+    if within is not None and len(within.docnums) < len(kept):
+        return _times({docnum: kept[docnum] for docnum in within.docnums if docnum in kept}, boost)
+    return dict(kept) if boost == 1.0 else _times(kept, boost)
 
 
 def _times(scores: dict[int, float], boost: float) -> dict[int, float]:

@@ -438,12 +438,13 @@ def _plain_words(schema, text: str, empty: frozenset[str] = frozenset()) -> Quer
     words = text.split()
     if any(word.upper() in _OPERATOR_WORDS for word in words):
         return None
-    made = _word_clauses(cached_parser(schema))
+    made_by = cached_parser(schema)
+    made = _word_clauses(made_by)
     clauses = []
     for word in words:
         terms = made.get((word, empty))
         if terms is None:
-            terms = made[word, empty] = _field_terms(cached_parser(schema), word, empty)
+            terms = made[word, empty] = _field_terms(made_by, word, empty)
         clauses.append(Or(list(terms)))
     return And(clauses).normalize()
 
@@ -461,10 +462,15 @@ def _field_terms(made_by, word: str, empty: frozenset[str]) -> tuple:
     (MultifieldPlugin); Term queries are not changed after parsing, so they are shared by every query
     of the word."""
     make = made_by.term_query
-    fields = index.searched_fields()
-    names = [name for name in fields if name not in empty] or list(fields)[:1]
-    made = [make(name, word, Term, boost=fields[name]) for name in names]
+    made = [make(name, word, Term, boost=boost) for name, boost in _fields_but(empty)]
     return tuple(q for q in made if q is not None)
+
+
+def _fields_but(empty: frozenset[str]) -> list[tuple[str, float]]:
+    """(field, boost) of the searched fields not in empty; the first searched field when all are (as
+    without_empty_fields() keeps one clause)."""
+    fields = index.searched_fields()
+    return [(name, boost) for name, boost in fields.items() if name not in empty] or list(fields.items())[:1]
 
 
 _PLAIN_PHRASE = re.compile(r'[ \t]*"([^\W\d_]+(?:[ \t]+[^\W\d_]+)*)"[ \t]*')
@@ -484,12 +490,11 @@ def _plain_phrase(schema, text: str, empty: frozenset[str] = frozenset()) -> Que
     made_by = cached_parser(schema)
     node = qparser.PhrasePlugin.PhraseNode(found.group(1), found.start(1))
     node.startchar, node.endchar = found.start(1) - 1, found.end(1) + 1      # the quotes, as tagged
-    fields = index.searched_fields()
     clauses = []
-    for name in [name for name in fields if name not in empty] or list(fields)[:1]:
+    for name, boost in _fields_but(empty):
         field_node = copy.copy(node)
         field_node.set_fieldname(name)
-        field_node.set_boost(fields[name])
+        field_node.set_boost(boost)
         clauses.append(field_node.query(made_by))
     return And([Or(clauses)]).normalize()
 
