@@ -88,7 +88,7 @@ def select(index_dir: Path, selection: Selection) -> list[dict]:
                                        limit=None)
             else:
                 hits = searcher.search(query.filter_query(filters), limit=None)
-            entries = [json.loads(hit["entry"]) for hit in hits]
+            entries = index.entries_at(searcher, [docnum for _, docnum in hits.top_n])
     if selection.any_mechanic and selection.mechanics:
         wanted = set(selection.mechanics)
         entries = [e for e in entries if wanted & set(e["mechanics"])]

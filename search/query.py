@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -631,9 +630,9 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
             hits = searcher.search(query, limit=limit, sortedby="date", reverse=True)
         snippets = Snippets(hits) if ranked else None
         results = []
-        for hit in hits:
-            entry = json.loads(hit["entry"])
-            entry["score"] = round(hit.score or 0.0, 3) if ranked else 0.0
+        scored = hits.top_n
+        for (score, _), entry in zip(scored, index.entries_at(searcher, [docnum for _, docnum in scored])):
+            entry["score"] = round(score or 0.0, 3) if ranked else 0.0
             entry["snippet"] = (snippets(entry["text"], field_for(entry["lang"])) if snippets
                                 else _shorten(entry["text"]))
             results.append(entry)
@@ -943,7 +942,7 @@ def card_matches(index_dir: Path, name: str) -> list[CardMatch]:
     if not key:
         return []
     with index.searcher(index_dir) as searcher:
-        entries = [json.loads(fields["entry"]) for fields in searcher.documents(card_keys=key)]
+        entries = index.entries_at(searcher, searcher.document_numbers(card_keys=key))
     groups: dict[str, list[dict]] = {}
     spellings: dict[str, dict[str, int]] = {}
     exact: dict[str, bool] = {}
@@ -989,10 +988,9 @@ def card_suggestions(index_dir: Path, name: str, limit: int = 3) -> list[str]:
     """Closest card names in the index for a name that matched none."""
     key = card_key(name)
     names: dict[str, str] = {}
-    with index.searcher(index_dir) as searcher:
-        for fields in searcher.all_stored_fields():
-            for card in json.loads(fields["entry"])["cards"]:
-                names.setdefault(card_key(card), card)
+    for entry in index.all_entries(index_dir):
+        for card in entry["cards"]:
+            names.setdefault(card_key(card), card)
     from rapidfuzz import fuzz, process
     found = process.extract(key, list(names), scorer=fuzz.ratio, limit=limit, score_cutoff=60)
     return [names[k] for k, _, _ in found]
@@ -1005,9 +1003,9 @@ def entry_by_id(index_dir: Path, entry_id: str) -> dict | None:
     """The entry with this id or alias (any case, surrounding space ignored), or None."""
     entry_id = entry_id.strip().lower()
     with index.searcher(index_dir) as searcher:
-        fields = searcher.document(id=entry_id)
-        if fields is not None:
-            return json.loads(fields["entry"])
+        docnum = searcher.document_number(id=entry_id)
+        if docnum is not None:
+            return index.entries_at(searcher, [docnum])[0]
     for entry in index.all_entries(index_dir):
         if entry_id in entry.get("aliases", []):
             return entry

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import mmap
 
+import pytest
 from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3Codec
+from whoosh.fields import STORED
 
+from ingest.errors import DamagedIndex
 from search import index
 
 
@@ -18,7 +21,7 @@ def _postings(folder, ix=None) -> dict:
     ix = ix or whoosh_index.open_dir(str(folder))
     with ix.searcher() as searcher:
         for reader, _ in searcher.reader().leaf_readers():
-            ids = {docnum: json.loads(fields["entry"])["id"] for docnum, fields in reader.iter_docs()}
+            ids = {docnum: fields["id"] for docnum, fields in reader.iter_docs()}
             for field, term in reader.all_terms():
                 info = reader.term_info(field, term)
                 stats = (info.doc_frequency(), info.weight(), info.min_length(), info.max_length(),
@@ -72,12 +75,13 @@ def test_entry_writer_loop_gives_whooshs_add_document(real_index, tmp_path):
             reader = searcher.reader()
             lengths = [[reader.doc_field_length(d, f) for f in index.schema().names()]
                        for d in range(reader.doc_count_all())]
-            stored = list(searcher.all_stored_fields())
+            stored = list(searcher.all_stored_fields()), index.entry_texts(searcher, range(reader.doc_count_all()))
         return _postings(folder), lengths, stored, writer.spelling_words()
 
     ours, whooshs = build(tmp_path / "ours", True), build(tmp_path / "whoosh", False)
     assert len(ours[0]) > 1000 and len(ours[3]) > 1000
     assert ours == whooshs
+    assert [index.decoded_entry(text) for text in ours[2][1]] == entries
 
 
 def test_parallel_entry_writer_matches_one_process(real_index, tmp_path, monkeypatch):
@@ -112,7 +116,42 @@ def test_mapped_storage_reads_what_whoosh_reads(real_index):
     assert ours == whooshs
     with ix.searcher() as mapped, whoosh_index.open_dir(str(folder)).searcher() as plain:
         assert list(mapped.all_stored_fields()) == list(plain.all_stored_fields())
+        everything = range(plain.doc_count_all())
+        assert index.entry_texts(mapped, everything) == index.entry_texts(plain, everything)
         for leaf, _ in mapped.reader().leaf_readers():
             part = leaf._terms._dbfile                   # the segment's terms part, as the reader holds it
             assert isinstance(part, index._MappedPart)
             assert isinstance(part._buf.obj, mmap.mmap)  # a view of the map: nothing was copied
+
+
+def _shape(number: int, text: str) -> dict:
+    return {"id": f"r-{number:010d}", "text": text, "lang": "en", "mechanics": [], "cards": ["Lim-Dûl's Vault"],
+            "sets": ["ALL"], "date": "1996-06-10", "dates": ["1996-06-10"], "variants": [{"text": text}],
+            "related": [], "translations": [], "aliases": [], "repairs": []}
+
+
+def test_entry_column_gives_back_texts_utf8_cannot_hold(tmp_path):
+    """The entry column holds UTF-8; an entry whose text has a lone surrogate (a JSON source's
+    ``\\ud800`` escape, which ingest keeps) or backslashes next to one reads back as the same shape."""
+    texts = ["Flying \ud800 alone.", "A \\ before \udfff.", "\\\\ud800 is written, not a surrogate.",
+             "Plain 飞行 and Lim-Dûl."]
+    shapes = [_shape(number, text) for number, text in enumerate(texts)]
+    rows = [(shape, json.dumps(shape, ensure_ascii=False), False) for shape in shapes]
+    assert index.write_documents(tmp_path, iter(rows)) == 4
+    assert list(index.all_entries(tmp_path)) == shapes
+    assert [e["text"] for e in index.all_entries(tmp_path)][1] == "A \\ before \udfff."
+    with index.searcher(tmp_path) as opened:
+        assert index.entries_at(opened, [3, 0]) == [shapes[3], shapes[0]]
+
+
+def test_index_of_an_earlier_version_asks_for_a_rebuild(tmp_path):
+    """An index whose entries are Whoosh stored fields (made before the entry column) is refused with
+    the one-line rebuild advice, not read as empty entries."""
+    earlier = index.schema()
+    earlier.remove("entry")
+    earlier.add("entry", STORED())
+    (tmp_path / index.WHOOSH_DIR).mkdir()
+    whoosh_index.create_in(str(tmp_path / index.WHOOSH_DIR), earlier)
+    with pytest.raises(DamagedIndex, match="made by another version; run 'rulings ingest --rebuild'"):
+        with index.searcher(tmp_path):
+            pass
