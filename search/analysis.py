@@ -225,13 +225,13 @@ def match_spans(text: str, words: frozenset[str], stemming: bool = True) -> list
     where other tokens come between two of them (or before the first): what marking a short text needs
     of flagged_terms(), made in one loop.
 
-    In an ASCII text, when every word starts with a letter, only the whitespace-separated pieces of
-    text holding a possible start of such a word are tokenized (``_starts``; no token holds
-    whitespace, so a piece tokenizes as in the whole text); of the rest it is enough to know whether
-    it holds any token. The same list as tokenizing everything (``_every_match_span``; tested).
+    In an ASCII text, when every word's first two characters are letters, only the whitespace-separated
+    pieces of text holding a possible start of such a word are tokenized (``_starts``: the first two
+    letters of a word that _cannot_be() does not rule out; no token holds whitespace, so a piece
+    tokenizes as in the whole text); of the rest it is enough to know whether it holds any token. The
+    same list as tokenizing everything (``_every_match_span``; tested).
     """
-    firsts = frozenset(word[:1].lower() for word in words)
-    starts = _starts(firsts) if text.isascii() else None
+    starts = _starts(_prefixes(words)) if text.isascii() else None
     if starts is None:
         return _every_match_span(text, words, stemming, 0, len(text), [], False)[0]
     found: list[tuple[int, int, bool]] = []
@@ -252,13 +252,16 @@ _SPACE = re.compile(r"\s")
 
 
 @lru_cache(maxsize=1024)
-def _starts(firsts: frozenset[str]) -> re.Pattern | None:
-    """Where a token may start with one of these (lower-case ASCII) letters in either case (any
-    letter not after a word character); None when a first letter is not an ASCII letter."""
-    if not firsts or not all(first.isascii() and first.isalpha() for first in firsts):
+def _starts(prefixes: tuple[frozenset[str], frozenset[str]]) -> re.Pattern | None:
+    """Where a token may start that _cannot_be() does not rule out for these prefixes (_prefixes): not
+    after a word character, the two letters of a pair in either case, hyphens allowed between them (a
+    hyphenated word's joined form: ``X-ray`` for ``xray``), or the letter of a one-letter word. None
+    when a pair or a one-letter word is not made of ASCII letters."""
+    pairs, singles = prefixes
+    if not (pairs or singles) or not all(part.isascii() and part.isalpha() for part in pairs | singles):
         return None
-    letters = "".join(sorted(firsts | {first.upper() for first in firsts}))
-    return re.compile(rf"(?<!\w)[{letters}]")
+    alternatives = [f"{pair[0]}-*{pair[1]}" for pair in sorted(pairs)] + sorted(singles)
+    return re.compile(rf"(?<!\w)(?i:{'|'.join(alternatives)})")
 
 
 def _every_match_span(text: str, words: frozenset[str], stemming: bool, start: int, end: int, found: list,

@@ -245,6 +245,8 @@ def _zh_uncached(word: str, mode: str) -> list[tuple[str, int, int, int]]:
 
 
 _HAN_START = re.compile(rf"[{_HAN}]")
+_HAN_WORD = re.compile(rf"[{_HAN}]+")
+_BRACED = re.compile(r"\{[^{}\n]{1,16}\}")          # _ZH_TOKEN's symbols: the only tokens but runs with Han
 
 
 def chinese_snippet_terms(text: str, words: frozenset[str]) -> list[tuple[str, int, int, bool]]:
@@ -259,26 +261,59 @@ def chinese_snippet_terms(text: str, words: frozenset[str]) -> list[tuple[str, i
     the index matched), and an occurrence across two jieba words as well;
     segmenting every hit's text took most of a first-seen Chinese search.
     """
-    han_words = [word for word in words if _HAN_START.match(word)]
+    han_words = [word for word in words if _HAN_WORD.fullmatch(word)]
+    whole = to_simplified(text)
+    if len(whole) != len(text):                       # a conversion changed a length: run by run
+        return _terms_run_by_run(text, words, han_words)
+    # the words' occurrences found in the whole text at once, symbols in braces ({横置}) blanked out:
+    # then each lies inside one run of Han characters and touches none of another run
+    searched = _BRACED.sub(lambda symbol: "\0" * len(symbol.group()), whole) if "{" in whole else whole
+    spans = _word_spans(searched, han_words)
     found: list[tuple[str, int, int, bool]] = []
+    first = 0
     for match in _ZH_TOKEN.finditer(text):
-        run, base = match.group(0), match.start()
-        if not _HAN_START.match(run):
-            found += [(piece, base + start, base + end, piece in words)
-                      for piece, start, end, _ in _zh_pieces(run, "index")]
+        base, end = match.span()
+        if not _HAN_START.match(text, base):
+            found += _run_terms(text, match, "", words, ())
             continue
-        simplified = to_simplified(run)
-        if len(simplified) != len(run):
-            simplified = run
-        spans = _word_spans(simplified, han_words)
-        done = 0
-        for start, end in spans:
-            if start > done:
-                found.append((simplified[done:start], base + done, base + start, False))
-            found.append((simplified[start:end], base + start, base + end, True))
-            done = max(done, end)
-        if done < len(run):
-            found.append((simplified[done:], base + done, base + len(run), False))
+        last = first
+        while last < len(spans) and spans[last][0] < end:
+            last += 1
+        found += _marked_run(whole[base:end], base, [(start - base, stop - base) for start, stop in spans[first:last]])
+        first = last
+    return found
+
+
+def _terms_run_by_run(text: str, words: frozenset[str], han_words: list[str]) -> list[tuple[str, int, int, bool]]:
+    """chinese_snippet_terms() with each run of Han characters converted and searched on its own."""
+    return [item for match in _ZH_TOKEN.finditer(text)
+            for item in _run_terms(text, match, to_simplified(match.group(0)), words, han_words)]
+
+
+def _run_terms(text: str, match: re.Match, simplified: str, words: frozenset[str], han_words) -> list:
+    """chinese_snippet_terms() of one _ZH_TOKEN run: a run of other characters as the analyzer tokenizes
+    it; a run of Han characters (simplified: it in Simplified characters, or itself when the
+    conversion changed its length) as its words' occurrences and the characters between them."""
+    run, base = match.group(0), match.start()
+    if not _HAN_START.match(run):
+        return [(piece, base + start, base + end, piece in words) for piece, start, end, _ in _zh_pieces(run, "index")]
+    if len(simplified) != len(run):
+        simplified = run
+    return _marked_run(simplified, base, _word_spans(simplified, han_words))
+
+
+def _marked_run(run: str, base: int, spans: list[tuple[int, int]]) -> list[tuple[str, int, int, bool]]:
+    """(term, start, end, matched) of a run of Han characters starting at base in its text: each of the
+    spans (start, end in the run, in order) a matched term, the characters between them unmatched."""
+    found = []
+    done = 0
+    for start, end in spans:
+        if start > done:
+            found.append((run[done:start], base + done, base + start, False))
+        found.append((run[start:end], base + start, base + end, True))
+        done = max(done, end)
+    if done < len(run):
+        found.append((run[done:], base + done, base + len(run), False))
     return found
 
 

@@ -143,3 +143,21 @@ def test_chinese_snippet_marks_what_the_analyzer_marks_and_no_stray_character(re
     found = chinese_snippet_terms("所放逐的牌会在下一个回合的结束步骤开始时移回战场。", frozenset({"回", "战场"}))
     assert [text for text, _, _, hit in found if hit] == ["回", "战场"]
     assert [start for _, start, _, hit in found if hit] == [21, 22]
+
+
+def test_chinese_snippet_terms_of_the_whole_text_equal_run_by_run(real_index):
+    """chinese_snippet_terms() converts a text and finds the query words in it once; it gives the terms
+    of converting and searching each run of Han characters on its own, on every real Chinese ruling,
+    with words of its own text (one and more characters) and 横置, also written in braces ({横置})."""
+    from search.languages import _HAN_WORD, _terms_run_by_run, chinese_snippet_terms
+    texts = [e["text"] for e in index.all_entries(real_index) if e["lang"].startswith("zh")]
+    analyzer = chinese_analyzer()
+    braced = 0
+    for n, text in enumerate(texts):
+        own = [t.text for t in analyzer(text, mode="index")]
+        singles = [c for c in text[n % 7::11] if _HAN_WORD.fullmatch(c)]
+        for words in (frozenset(own[n % 3::4] + ["横置"]), frozenset(own[n % 5::6] + singles + ["置", "{横置}"])):
+            han_words = [w for w in words if _HAN_WORD.fullmatch(w)]
+            assert chinese_snippet_terms(text, words) == _terms_run_by_run(text, words, han_words), (text, words)
+        braced += "{横置}" in text
+    assert (len(texts), braced) == (11_250, 63)
