@@ -52,9 +52,13 @@ def live(root: Path) -> Path:
     directly, or a folder with no index yet). Raises DamagedIndex when CURRENT
     is unreadable or names no generation folder.
     """
-    pointer = Path(root) / CURRENT
+    pointer = os.path.join(root, CURRENT)
     try:
-        name = pointer.read_text("ascii").strip()
+        info = os.stat(pointer)
+        version = (info.st_ino, info.st_mtime_ns, info.st_size)
+        known = _LIVE.get(pointer)
+        name = known[1] if known is not None and known[0] == version and _settled(info) else \
+            Path(pointer).read_text("ascii").strip()
     except FileNotFoundError:
         return Path(root)
     except (OSError, UnicodeDecodeError) as err:
@@ -64,7 +68,23 @@ def live(root: Path) -> Path:
     if not GENERATION.fullmatch(name) or not folder.is_dir():
         raise DamagedIndex(f"{root}: the index is damaged (CURRENT names no generation folder); "
                            "run 'rulings ingest --rebuild' with your sources")
+    if len(_LIVE) > 64:
+        _LIVE.clear()
+    _LIVE[pointer] = (version, name)
     return folder
+
+
+# CURRENT files read: path -> ((inode, modification time in ns, size) when read, the name it held). A
+# switch writes a new CURRENT and renames it over the old one (switch()), so any switch changes these;
+# a file written in place keeps its inode and may keep its size and time (file times advance by the
+# kernel's clock tick), so a name is taken from here only for a file unchanged for SETTLED_NS.
+_LIVE: dict[str, tuple[tuple[int, int, int], str]] = {}
+SETTLED_NS = 2_000_000_000
+
+
+def _settled(info: os.stat_result) -> bool:
+    """Whether a file was last changed more than SETTLED_NS ago: a later change gives it a newer time."""
+    return time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > SETTLED_NS
 
 
 def is_foreign(root: Path, ours: Iterable[str]) -> bool:

@@ -593,10 +593,12 @@ def searcher(index_dir: Path) -> Iterator:
 
 # Opened searchers per index folder: folder -> (files signature, searcher); the oldest is closed past _KEEP.
 _OPEN: dict[str, tuple[tuple, object]] = {}
+# Index folders as given -> resolved (the key of _OPEN).
+_RESOLVED: dict[str, str] = {}
 _KEEP = 4
 
 
-def _signature(folder: Path) -> tuple:
+def _signature(folder: str | Path) -> tuple:
     """(name, size, mtime) of each file in the Whoosh folder; () when it cannot be listed."""
     try:
         with os.scandir(folder) as found:
@@ -615,8 +617,12 @@ def _size_mtime(entry: os.DirEntry) -> tuple[int, int]:
 
 def _cached_searcher(index_dir: Path):
     """The kept searcher of index_dir when its files are unchanged, else a newly opened one (kept)."""
-    key = str(Path(index_dir).resolve())
-    signature = _signature(Path(key) / WHOOSH_DIR)
+    key = _RESOLVED.get(str(index_dir))
+    if key is None:
+        if len(_RESOLVED) > 64:
+            _RESOLVED.clear()
+        key = _RESOLVED[str(index_dir)] = str(Path(index_dir).resolve())
+    signature = _signature(os.path.join(key, WHOOSH_DIR))
     kept = _OPEN.get(key)
     if kept is not None and signature and kept[0] == signature:
         return kept[1]

@@ -216,3 +216,20 @@ def test_a_command_during_a_first_build_waits_for_it(runner, tmp_path, monkeypat
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_current_rewritten_in_place_is_read_again(base, monkeypatch):
+    """live() remembers what a settled CURRENT names; CURRENT rewritten in place (same inode and size,
+    maybe the same file time) names the new generation at once, and once settled from memory."""
+    first = folder.live(base)
+    other = base / "gen-999998"
+    shutil.copytree(first, other)
+    (base / folder.CURRENT).write_text("gen-999998\n")
+    assert folder.live(base) == other
+    monkeypatch.setattr(folder, "SETTLED_NS", -10**12)       # as if written long ago: from memory
+    assert folder.live(base) == other
+    monkeypatch.setattr(folder, "_LIVE", {str(base / folder.CURRENT): (folder._LIVE[str(base / folder.CURRENT)][0],
+                                                                      first.name)})
+    assert folder.live(base) == first                        # the remembered name, not the file's
+    monkeypatch.setattr(folder, "SETTLED_NS", 2_000_000_000)
+    assert folder.live(base) == other                        # written just now: read again
