@@ -589,16 +589,17 @@ class SegmentScores:
             return {}
         decode = _decode_positions if type(field.format).decode_positions is Positions.decode_positions \
             else field.format.decoder("positions")
-        where = [_places(read) for _, read in words]
+        candidates = sorted(docnums)
+        where = [_places(read, candidates) for _, read in words]
         values = [read[2] for _, read in words]
         matches = _adjacent if query.slop == 1 else _near(query.slop, len(words))
         lengths = loaded_lengths(self.reader._perdoc, fieldname)
         constants = [self._bm25_constants(fieldname, w[0])[:2] for w in words]
         k1_plus_1 = self.weighting.K1 + 1
         found = {}
-        for docnum in sorted(docnums):
+        for docnum in candidates:
             at = [place[docnum] for place in where]
-            if not matches([(encoded, i) for encoded, i in zip(values, at)], decode):
+            if not matches(values, at, decode):
                 continue
             if not scored:
                 found[docnum] = 0.0
@@ -760,12 +761,22 @@ def _intersection(a, b):
     return {docnum: score + b[docnum] for docnum, score in a.items() if docnum in b}
 
 
-def _places(read: list) -> dict[int, int]:
-    """{docnum: its place in the postings} of a phrase word's [docnums, weights, values, places]; made
-    once and kept in it (read[3]), so kept postings make it once per searcher."""
+def _places(read: list, candidates: list[int]) -> dict[int, int]:
+    """{docnum: its place in the postings} of a phrase word's [docnums, weights, values, places] for
+    the candidates (sorted; every one in the postings). The whole map is made once and kept in it
+    (read[3]), so kept postings make it once per searcher; for candidates fewer than a
+    _BISECTED_SHARE of the postings, while none is kept, their places are found by bisection instead."""
     if read[3] is None:
-        read[3] = dict(zip(read[0], range(len(read[0]))))
+        docnums = read[0]
+        if len(candidates) * _BISECTED_SHARE < len(docnums):
+            return {docnum: bisect_left(docnums, docnum) for docnum in candidates}
+        read[3] = dict(zip(docnums, range(len(docnums))))
     return read[3]
+
+
+# _places() bisects for candidates fewer than the postings divided by this (a map of every posting
+# then costs more than bisecting for each candidate).
+_BISECTED_SHARE = 16
 
 
 def _binary_sum(scores: list[float]) -> float:
@@ -778,18 +789,30 @@ def _binary_sum(scores: list[float]) -> float:
 
 def _decode_positions(value: bytes) -> list[int]:
     """A Positions-format posting value's positions: whoosh formats.py Positions.decode_positions (a
-    4-byte count, then the pickled position deltas, the pickle's final STOP byte possibly left off)."""
-    return list(accumulate(loads(value[4:] if value.endswith(b".") else value[4:] + b".")))
+    4-byte count, then the pickled position deltas, the pickle's final STOP byte possibly left off).
+    The caller does not change the list: decoded values are kept (_DECODED; a value is the same bytes
+    wherever the same positions occur)."""
+    found = _DECODED.get(value)
+    if found is None:
+        if len(_DECODED) >= _DECODED_MOST:
+            _DECODED.clear()
+        found = _DECODED[value] = list(accumulate(loads(value[4:] if value.endswith(b".") else value[4:] + b".")))
+    return found
 
 
-def _adjacent(words: list[tuple[list, int]], decode) -> bool:
+# Decoded positions values (_decode_positions): at most this many, then started anew.
+_DECODED: dict[bytes, list[int]] = {}
+_DECODED_MOST = 100_000
+
+
+def _adjacent(values: list[list], at: list[int], decode) -> bool:
     """Whether the words stand at consecutive positions somewhere in the document: SpanNear2 with slop 1,
     ordered, mindist 1 accepts exactly that (each next word's span must start one past the end of the
-    spans so far). words: (encoded values of the word's posting list, index of the document's posting)."""
-    (first, i), *rest = words
-    starts = set(decode(first[i]))
-    for offset, (encoded, j) in enumerate(rest, 1):
-        starts.intersection_update([position - offset for position in decode(encoded[j])])
+    spans so far). values: each word's encoded values of its posting list; at: the index of the
+    document's posting in each."""
+    starts = set(decode(values[0][at[0]]))
+    for offset in range(1, len(values)):
+        starts.intersection_update([position - offset for position in decode(values[offset][at[offset]])])
         if not starts:
             return False
     return bool(starts)
@@ -799,8 +822,8 @@ def _near(slop: int, count: int):
     """A test of one document's word positions by Whoosh's own SpanNear2 span logic (any slop)."""
     near = _Near(slop, [_WordSpans() for _ in range(count)])
 
-    def matches(words: list[tuple[list, int]], decode) -> bool:
-        for spans, (encoded, i) in zip(near.ms, words):
+    def matches(values: list[list], at: list[int], decode) -> bool:
+        for spans, encoded, i in zip(near.ms, values, at):
             spans.found = [Span(position) for position in decode(encoded[i])]
         return bool(_GET_SPANS(near))
     return matches

@@ -249,3 +249,31 @@ def test_kept_scores_give_the_same_hits_and_stay_within_their_bound(real_index, 
             matching.top(opened, q, 5)
         assert all(kept.scores[key] == found for key, found in before.items() if key in kept.scores)
         opened.__dict__.pop("_rulings_kept", None)
+
+
+PHRASES = ['"the battlefield"', '"deals damage"~2 creature', '"target creature" exile', '"end of turn" OR untap',
+           '"first strike" -"double strike"', '"the top of your library"', '"can\'t be countered"',
+           '"it\'s still a"', '"enters the battlefield tapped"', '"战场"', '"lim-dûl\'s vault"']
+
+
+@pytest.mark.parametrize("share", [0, 16, 10**9])
+def test_phrase_places_by_bisection_or_by_map_score_as_whoosh(real_index, monkeypatch, share):
+    """A phrase's candidates are found in its words' postings by bisection (share 0: always), by a map of
+    every posting (10**9: always) or as top() chooses (16); positions decoded afresh or kept
+    (_DECODED): the hits and scores of Whoosh's own collector, on the real corpus."""
+    monkeypatch.setattr(matching, "_BISECTED_SHARE", share)
+    monkeypatch.setattr(matching, "_DECODED", {})
+    compared = 0
+    with index.searcher(real_index) as opened:
+        opened.__dict__.pop("_rulings_kept", None)
+        for _ in range(2):                                # positions decoded, then kept
+            for text in PHRASES:
+                parsed = query.as_union_trees(query.without_empty_fields(query.parse(opened.schema, text),
+                                                                        opened.reader()))
+                ours = [(docnum, score) for score, docnum in matching.top(opened, parsed, 100_000).top_n]
+                theirs = [(docnum, score)
+                          for score, docnum in _whoosh_top(opened, parsed, 100_000, replace=False).top_n]
+                assert ours == theirs, text
+                compared += len(ours)
+        opened.__dict__.pop("_rulings_kept", None)
+    assert matching._DECODED and compared > 5_000
