@@ -472,12 +472,15 @@ def _fields_but(empty: frozenset[str]) -> list[tuple[str, float]]:
     return [(name, boost) for name, boost in fields.items() if name not in empty] or list(fields.items())[:1]
 
 
-_PLAIN_PHRASE = re.compile(r'[ \t]*"([^\W\d_]+(?:[ \t]+[^\W\d_]+)*)"[ \t]*')
+# One quoted phrase: inside quotes the parser's PhrasePlugin takes any text up to the next quote (its
+# ``"(?P<text>.*?)"``; ``.`` stops at a line break, so a phrase with one goes to the parser).
+_PLAIN_PHRASE = re.compile(r'[ \t]*"([^"\r\n]*[^"\s][^"\r\n]*)"[ \t]*')
 
 
 def _plain_phrase(schema, text: str, empty: frozenset[str] = frozenset()) -> Query | None:
-    """The parser's query for one quoted phrase of plain words (``"the battlefield"``), without its
-    tagging passes and without the fields in empty; None for any other text.
+    """The parser's query for one quoted phrase (``"the battlefield"``, ``"can't be countered"``,
+    ``"+1/+1 counter"``), without its tagging passes and without the fields in empty; None for any
+    other text (a phrase with a slop ``~2``, with other words or filters, two phrases).
 
     The parser's own PhraseNode (slop 1) copied per searched field with its boost, as
     MultifieldPlugin copies it, each made a query by the node itself, ORed, in the
