@@ -24,9 +24,11 @@ import orjson
 from whoosh import index as whoosh_index
 from whoosh.codec.base import OutOfOrderError
 from whoosh.codec.whoosh3 import (
+    WHOOSH3_HEADER_MAGIC,
     W3Codec,
     W3FieldWriter,
     W3PerDocReader,
+    W3PostingsWriter,
     W3Segment,
 )
 from whoosh.columns import VarBytesColumn
@@ -35,6 +37,7 @@ from whoosh.filedb.compound import SubFile
 from whoosh.filedb.filestore import FileStorage
 from whoosh.filedb.structfile import BufferFile, StructFile
 from whoosh.multiproc import MpWriter, SubWriterTask
+from whoosh.util.numeric import length_to_byte
 from whoosh.writing import SegmentWriter
 
 from ingest.errors import DamagedIndex
@@ -425,6 +428,8 @@ class FlushCodec(W3Codec):
     from the length column one document at a time, or, for fields that keep no
     lengths (ID, KEYWORD), by looking on disk for the missing column file each
     time; here each field's lengths are loaded once per flush (_FlushLengths).
+    Posting data is pickled at POSTINGS_PROTOCOL, which readers unpickle six times
+    faster than Whoosh's protocol 2 (_FlushPostingsWriter).
     New segments record a plain W3Codec, so nothing of ours is pickled into the
     index's table of contents.
     """
@@ -437,6 +442,40 @@ class FlushCodec(W3Codec):
 
     def field_writer(self, storage, segment):
         return _FlushFieldWriter(self, storage, segment)
+
+    def postings_writer(self, dbfile, byteids=False):
+        return _FlushPostingsWriter(dbfile, blocklimit=self._blocklimit, byteids=byteids,
+                                    compression=self._compression, inlinelimit=self._inlinelimit)
+
+
+# The pickle protocol of posting blocks' data. Whoosh writes protocol 2, which
+# has no opcode for bytes: each posting's value (its encoded positions) was unpickled by a call of
+# codecs.encode, six times the rest of reading a block (29 vs 4.8 us for 128 postings). Readers take
+# any protocol (pickle.loads).
+POSTINGS_PROTOCOL = 3
+
+
+class _FlushPostingsWriter(W3PostingsWriter):
+    """W3's postings writer with each block's data pickled at POSTINGS_PROTOCOL; the same block layout
+    otherwise (whoosh-reloaded 2.7.5 codec/whoosh3.py W3PostingsWriter._write_block)."""
+
+    def _write_block(self, last=False):
+        if not self._blockcount:
+            self._postfile.write(WHOOSH3_HEADER_MAGIC)
+        self._terminfo.add_block(self)
+        databytes = pickle.dumps((self._mini_ids(), self._mini_weights(), self._mini_values()), POSTINGS_PROTOCOL)
+        comp = self._compression
+        if comp:
+            databytes = zlib.compress(databytes, comp)
+        ids = self._ids
+        infobytes = pickle.dumps((len(ids), ids[-1], self._maxweight, comp, length_to_byte(self._minlength),
+                                  length_to_byte(self._maxlength)), 2)
+        blocklength = len(infobytes) + len(databytes)
+        self._postfile.write_int(-blocklength if last else blocklength)
+        self._postfile.write(infobytes)
+        self._postfile.write(databytes)
+        self._blockcount += 1
+        self._new_block()
 
 
 class _FlushFieldWriter(W3FieldWriter):

@@ -155,3 +155,22 @@ def test_index_of_an_earlier_version_asks_for_a_rebuild(tmp_path):
     with pytest.raises(DamagedIndex, match="made by another version; run 'rulings ingest --rebuild'"):
         with index.searcher(tmp_path):
             pass
+
+
+def test_flush_codec_pickles_posting_data_with_a_protocol_that_has_bytes(real_index, tmp_path):
+    """FlushCodec pickles each posting block's data at POSTINGS_PROTOCOL (3: bytes opcodes; Whoosh's
+    protocol 2 rebuilt every encoded-positions value by calling codecs.encode), and Whoosh's own reader
+    unpickles them (the postings equal W3Codec's: the test above)."""
+    entries = sorted(index.all_entries(real_index), key=lambda entry: entry["id"])[:3000]
+    _write(tmp_path / "flush", entries, index.FlushCodec(compression=0))
+    blocks = 0
+    with whoosh_index.open_dir(str(tmp_path / "flush")).searcher() as searcher:
+        for reader, _ in searcher.reader().leaf_readers():
+            for field, term in reader.all_terms():
+                assert not reader.term_info(field, term).is_inlined()      # W3 inlines none (inlinelimit 1)
+                matcher = reader.postings(field, term)
+                while matcher.is_active():
+                    assert matcher._postfile.get(matcher._dataoffset, 2) == b"\x80\x03", (field, term)
+                    blocks += 1
+                    matcher._next_block()
+    assert blocks > 15_000
