@@ -204,10 +204,13 @@ def keep_segmenter_cache_in(folder: Path) -> None:
 
 @lru_cache(maxsize=1)
 def _jieba():
+    """jieba with its dictionary loaded (jieba loads it at its first segmentation otherwise, and its
+    word frequencies, read by _zh_uncached() before that, were empty for a process's first word)."""
     import jieba
     jieba.setLogLevel(logging.WARNING)
     if _SEGMENTER_CACHE and Path(_SEGMENTER_CACHE[0]).is_dir():
         jieba.dt.tmp_dir = _SEGMENTER_CACHE[0]
+    jieba.initialize()
     return jieba
 
 

@@ -1,5 +1,9 @@
 """Per-language analysis in the index: small rulings of our own, one per language path."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from ingest.model import Ruling, Source
@@ -161,3 +165,16 @@ def test_chinese_snippet_terms_of_the_whole_text_equal_run_by_run(real_index):
             assert chinese_snippet_terms(text, words) == _terms_run_by_run(text, words, han_words), (text, words)
         braced += "{横置}" in text
     assert (len(texts), braced) == (11_250, 63)
+
+
+def test_the_first_chinese_word_of_a_process_gets_its_dictionary_sub_words(tmp_path):
+    """jieba loads its dictionary at its first segmentation; the sub-words of the first word a process
+    analysed were looked up before that, in an empty dictionary, so a full build's tokens depended on
+    which entry each worker saw first (r-f16b2e882e: 34 or 36 tokens)."""
+    code = ("import sys; from search.languages import chinese_analyzer, keep_segmenter_cache_in; "
+            f"keep_segmenter_cache_in({str(tmp_path)!r}); "
+            "print(' '.join(t.text for t in chinese_analyzer()('中华人民共和国', mode='index')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, encoding="utf-8",
+                          cwd=Path(__file__).resolve().parents[1], check=True)
+    again = [t.text for t in chinese_analyzer()("中华人民共和国", mode="index")]
+    assert done.stdout.split() == again == ["中华人民共和国", "中华", "华人", "人民", "共和", "共和国"]
