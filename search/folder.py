@@ -52,10 +52,10 @@ def live(root: Path) -> Path:
     directly, or a folder with no index yet). Raises DamagedIndex when CURRENT
     is unreadable or names no generation folder.
     """
-    pointer = os.path.join(root, CURRENT)
+    pointer = os.path.abspath(os.path.join(root, CURRENT))
     try:
         info = os.stat(pointer)
-        version = (info.st_ino, info.st_mtime_ns, info.st_size)
+        version = (info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size)
         known = _LIVE.get(pointer)
         name = known[1] if known is not None and known[0] == version and _settled(info) else \
             Path(pointer).read_text("ascii").strip()
@@ -74,11 +74,12 @@ def live(root: Path) -> Path:
     return folder
 
 
-# CURRENT files read: path -> ((inode, modification time in ns, size) when read, the name it held). A
-# switch writes a new CURRENT and renames it over the old one (switch()), so any switch changes these;
-# a file written in place keeps its inode and may keep its size and time (file times advance by the
-# kernel's clock tick), so a name is taken from here only for a file unchanged for SETTLED_NS.
-_LIVE: dict[str, tuple[tuple[int, int, int], str]] = {}
+# CURRENT files read: absolute path -> ((inode, modification and change times in ns, size) when read,
+# the name it held). A switch writes a new CURRENT and renames it over the old one (switch()), so any
+# switch changes these; a file written in place keeps its inode and may keep its size and times (file
+# times advance by the kernel's clock tick), so a name is taken from here only for a file unchanged for
+# SETTLED_NS.
+_LIVE: dict[str, tuple[tuple[int, int, int, int], str]] = {}
 SETTLED_NS = 2_000_000_000
 
 

@@ -593,9 +593,14 @@ def segments(index_dir: Path) -> list[tuple[int, int]]:
     return [(segment.doc_count_all(), segment.deleted_count()) for segment in ix._segments()]
 
 
-# What Whoosh raises for a folder whose files are missing, truncated or overwritten.
+class EntryNotJSON(ValueError):
+    """An entry's text in the index is not JSON (a damaged segment file)."""
+
+
+# What Whoosh raises for a folder whose files are missing, truncated or overwritten, and an entry that
+# such a file no longer holds as JSON.
 DAMAGE = (OSError, EOFError, struct.error, zlib.error, pickle.UnpicklingError, whoosh_index.IndexError,
-          whoosh_index.EmptyIndexError)
+          whoosh_index.EmptyIndexError, EntryNotJSON)
 
 
 @contextmanager
@@ -632,8 +637,12 @@ def searcher(index_dir: Path) -> Iterator:
 
 # Opened searchers per index folder: folder -> (files signature, searcher); the oldest is closed past _KEEP.
 _OPEN: dict[str, tuple[tuple, object]] = {}
-# Index folders as given -> resolved (the key of _OPEN).
-_RESOLVED: dict[str, str] = {}
+
+
+def _key(index_dir: Path | str) -> str:
+    """The key of an index folder in _OPEN: its absolute path, symbolic links as they are (a link may be
+    pointed elsewhere; the files' signature is read through it)."""
+    return os.path.abspath(index_dir)
 _KEEP = 4
 
 
@@ -656,11 +665,7 @@ def _size_mtime(entry: os.DirEntry) -> tuple[int, int]:
 
 def _cached_searcher(index_dir: Path):
     """The kept searcher of index_dir when its files are unchanged, else a newly opened one (kept)."""
-    key = _RESOLVED.get(str(index_dir))
-    if key is None:
-        if len(_RESOLVED) > 64:
-            _RESOLVED.clear()
-        key = _RESOLVED[str(index_dir)] = str(Path(index_dir).resolve())
+    key = _key(index_dir)
     signature = _signature(os.path.join(key, WHOOSH_DIR))
     kept = _OPEN.get(key)
     if kept is not None and signature and kept[0] == signature:
@@ -741,7 +746,7 @@ class _MappedPart(BufferFile):
 
 def _forget(index_dir: Path) -> None:
     """Close and drop the kept searcher of index_dir, if any."""
-    kept = _OPEN.pop(str(Path(index_dir).resolve()), None)
+    kept = _OPEN.pop(_key(index_dir), None)
     if kept is not None:
         _close(kept[1])
 
@@ -845,7 +850,7 @@ def all_entries(index_dir: Path) -> Iterator[dict]:
             deleted = reader.deleted_docs_set if reader.has_deletions() else ()
             for docnum in range(reader.doc_count_all()):
                 if docnum not in deleted:
-                    yield decoded_entry(column[docnum])
+                    yield _entry_of(opened, column[docnum])
 
 
 def entry_texts(opened, docnums: Iterable[int]) -> list[bytes]:
@@ -863,13 +868,24 @@ def entry_texts(opened, docnums: Iterable[int]) -> list[bytes]:
 
 
 def entries_at(opened, docnums: Iterable[int]) -> list[dict]:
-    """The JSON shapes of the entries at these document numbers of a searcher(), in their order."""
-    return [decoded_entry(text) for text in entry_texts(opened, docnums)]
+    """The JSON shapes of the entries at these document numbers of a searcher(), in their order.
+
+    Raises EntryNotJSON for an entry that is not JSON (searcher() makes it DamagedIndex)."""
+    return [_entry_of(opened, text) for text in entry_texts(opened, docnums)]
+
+
+def _entry_of(opened, text: bytes) -> dict:
+    """decoded_entry() of an entry of the searcher's index; EntryNotJSON (which searcher() reports as a
+    damaged index) when it is not."""
+    try:
+        return decoded_entry(text)
+    except ValueError:
+        raise EntryNotJSON("an entry of the index is not JSON") from None
 
 
 def decoded_entry(text: bytes) -> dict:
     """An entry's JSON shape from its text in the index (orjson; json for the escape of a lone surrogate,
-    which orjson refuses)."""
+    which orjson refuses). Raises ValueError for text that is not JSON."""
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -233,3 +234,30 @@ def test_current_rewritten_in_place_is_read_again(base, monkeypatch):
     assert folder.live(base) == first                        # the remembered name, not the file's
     monkeypatch.setattr(folder, "SETTLED_NS", 2_000_000_000)
     assert folder.live(base) == other                        # written just now: read again
+
+
+def test_a_search_reads_the_index_a_link_or_relative_path_names_now(base, tmp_path, monkeypatch):
+    """The searcher kept per index folder is keyed by the folder's absolute path, links as they are: a
+    link pointed at another index, or the same relative path from another working folder, reads that
+    index (a key resolved once kept answering from the first one when both indexes had the same
+    generation names)."""
+    other = tmp_path / "other" / "ix"
+    shutil.copytree(base, other)
+    for folder_, text in ((base, "Deathtouch works with any amount of damage."),
+                          (other, "Trample lets excess damage through.")):
+        doc = tmp_path / "one.txt"
+        doc.write_text(f"Rulings\n\n• 2020-01-01\n  {text}\n", encoding="utf-8")
+        catalog.ingest(folder_, [doc])
+    assert folder.live(base).name == folder.live(other).name
+    link = tmp_path / "live"
+    link.symlink_to(base)
+    assert [hit["text"] for hit in query.search(link, "damage", limit=100) if "through" in hit["text"]] == []
+    swap = tmp_path / "swap"
+    swap.symlink_to(other)
+    os.replace(swap, link)
+    assert [hit["text"] for hit in query.search(link, "trample", limit=100)] == ["Trample lets excess damage through."]
+    monkeypatch.chdir(base.parent)
+    assert [e["text"] for e in index.all_entries(Path("ix")) if e["text"].startswith("Trample")] == []
+    monkeypatch.chdir(other.parent)
+    assert [e["text"] for e in index.all_entries(Path("ix")) if e["text"].startswith("Trample")] == \
+        ["Trample lets excess damage through."]

@@ -23,7 +23,8 @@ def one_error_line(result, starts):
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
-@pytest.mark.parametrize("damage", ["delete-segments", "overwrite-segments", "truncate-segments", "overwrite-toc"])
+@pytest.mark.parametrize("damage", ["delete-segments", "overwrite-segments", "truncate-segments", "overwrite-toc",
+                                    "entry-not-utf8", "entry-not-json"])
 @pytest.mark.parametrize("command", [["search", "proliferate"], ["card", "Ice"], ["show", "r-x"],
                                      ["export"], ["mechanics"]])
 def test_damaged_index(runner, index_copy, damage, command):
@@ -38,9 +39,15 @@ def test_damaged_index(runner, index_copy, damage, command):
         for seg in whoosh.glob("*.seg"):
             with open(seg, "r+b") as handle:
                 handle.truncate(seg.stat().st_size // 2)
-    else:
+    elif damage == "overwrite-toc":
         for toc in whoosh.glob("*.toc"):
             toc.write_bytes(b"junk" * 10)
+    else:                                   # one byte of every entry's JSON text in the entry column
+        key, byte = (b'"text": "', b"\xff") if damage == "entry-not-utf8" else (b'"lang"', b";")
+        for seg in whoosh.glob("*.seg"):
+            data = seg.read_bytes()
+            assert data.count(key) > 10
+            seg.write_bytes(data.replace(key, key[:-1] + byte))
     result = runner.invoke(cli, [*command, "--index", str(index_copy)])
     one_error_line(result, f"{index_copy}: the index ")
 
