@@ -256,8 +256,35 @@ def _read_into(result: FileResult, path: Path, head: bytes) -> None:
         result.card_names = err.card_names
     except ReadError as err:
         result.rejected = err.reason
+    for ruling in result.rulings:
+        _replace_lone_surrogates(ruling)
+    if any(_LONE_SURROGATE.search(key + name) for key, name in result.card_names.items()):
+        result.card_names = {without_lone_surrogates(key): without_lone_surrogates(name)
+                             for key, name in result.card_names.items()}
     if not result.rulings and not (result.skipped or result.rejected):
         result.skipped = "holds no rulings"
+
+
+# A UTF-16 surrogate: in a str only from a JSON source's "\ud800" escape (decoding UTF-8 never makes one).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_lone_surrogates(text: str) -> str:
+    """text with a pair of surrogates as the character they encode (JSON writes a character beyond
+    U+FFFF as two escapes) and a lone one as U+FFFD, the replacement character: a lone surrogate is no
+    character (RFC 8259 section 8.2), and UTF-8, lingua and SQLite refuse it."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _replace_lone_surrogates(ruling: Ruling) -> None:
+    """Replace the surrogates in every text field of a ruling (without_lone_surrogates), in place."""
+    for name in _TEXT_FIELDS:
+        value = getattr(ruling, name)
+        if value and _LONE_SURROGATE.search(value):
+            setattr(ruling, name, without_lone_surrogates(value))
+
+
+_TEXT_FIELDS = ("text", "card", "set_code", "oracle_id", "publisher", "date", "declared_lang", "entry_id")
 
 
 def walk(path: Path, on_skip: Callable[[Path, str], None] | None = None) -> Iterable[Path]:

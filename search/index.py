@@ -112,8 +112,8 @@ class EntryColumn(COLUMN):
 
     Whoosh's stored fields keep a document's values as one pickled dict, zlib-compressed: reading a
     hit's entry there cost its decompression and unpickling (about 10 µs of a hit's 20 µs with the
-    JSON decoding). A lone surrogate (from a JSON source's ``\\ud800`` escape) is written as that
-    escape, which reads back as the same text.
+    JSON decoding). A lone surrogate (a source path's undecodable byte, as Python keeps it) is
+    written as its JSON escape, which reads back as the same text.
     """
 
     def __init__(self):

@@ -249,3 +249,30 @@ def test_json_nested_100000_deep_is_rejected_by_every_json_reader(tmp_path, name
     path.write_text(content, encoding="utf-8")
     result = read_file(path)
     assert result.rejected == "JSON nested deeper than 256 levels" and not result.rulings
+
+
+def test_lone_surrogates_in_a_json_source_are_replaced_not_fatal(runner, shared, tmp_path):
+    """A JSON source may escape half a character (``\\ud800``); such a text is no Unicode, and UTF-8,
+    lingua and SQLite refused it, so one of them in a real MTGJSON file failed the whole ingest with a
+    misleading "argument" error. It is read as U+FFFD (a pair of escapes as the character they make),
+    and every ruling of the file is ingested."""
+    data = json.loads((shared / "realdata" / "mtgjson5-TSP" / "TSP.json").read_text("utf-8"))
+    cards = [card for card in data["data"]["cards"] if card.get("rulings")]
+    total = sum(len(card["rulings"]) for card in cards)
+    first = cards[0]
+    first["name"] += " \ud800"
+    first["rulings"][0]["text"] = "Lone \udfff here, a pair \ud83d\ude00 there: " + first["rulings"][0]["text"]
+    source = tmp_path / "TSP.json"
+    source.write_text(json.dumps(data, ensure_ascii=True), "ascii")         # the escapes as written
+    result = read_file(source)
+    assert not result.rejected and len(result.rulings) == total
+    texts = [r.text for r in result.rulings if r.text.startswith("Lone ")]
+    assert len(texts) == 1 and texts[0].startswith("Lone \ufffd here, a pair 😀 there: ")
+    index_dir = tmp_path / "ix"
+    done = runner.invoke(cli, ["ingest", str(source), "--format", "json", "--index", str(index_dir)])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["rulings"] == total
+    shown = runner.invoke(cli, ["search", "Lone here pair", "--format", "json", "--index", str(index_dir)])
+    hits = json.loads(shown.stdout)
+    assert hits and hits[0]["text"].startswith("Lone \ufffd here, a pair 😀 there: ")
+    assert any(card.endswith(" \ufffd") for card in hits[0]["cards"])

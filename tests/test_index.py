@@ -131,8 +131,9 @@ def _shape(number: int, text: str) -> dict:
 
 
 def test_entry_column_gives_back_texts_utf8_cannot_hold(tmp_path):
-    """The entry column holds UTF-8; an entry whose text has a lone surrogate (a JSON source's
-    ``\\ud800`` escape, which ingest keeps) or backslashes next to one reads back as the same shape."""
+    """The entry column holds UTF-8; an entry holding a lone surrogate (a source path's undecodable
+    byte, as Python keeps it; ingest replaces those of ruling texts) or backslashes next to one reads
+    back as the same shape."""
     texts = ["Flying \ud800 alone.", "A \\ before \udfff.", "\\\\ud800 is written, not a surrogate.",
              "Plain 飞行 and Lim-Dûl."]
     shapes = [_shape(number, text) for number, text in enumerate(texts)]
