@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import io
 import json
-from bisect import bisect_right
 import mmap
 import os
 import pickle
 import struct
 import zlib
+from bisect import bisect_right
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Iterator
 
 import orjson
-
 from whoosh import index as whoosh_index
 from whoosh.codec.base import OutOfOrderError
 from whoosh.codec.whoosh3 import (

@@ -153,9 +153,9 @@ def test_index_of_an_earlier_version_asks_for_a_rebuild(tmp_path):
     earlier.add("entry", STORED())
     (tmp_path / index.WHOOSH_DIR).mkdir()
     whoosh_index.create_in(str(tmp_path / index.WHOOSH_DIR), earlier)
-    with pytest.raises(DamagedIndex, match="made by another version; run 'rulings ingest --rebuild'"):
-        with index.searcher(tmp_path):
-            pass
+    with pytest.raises(DamagedIndex, match="made by another version; run 'rulings ingest --rebuild'"), \
+            index.searcher(tmp_path):
+        pass
 
 
 def test_flush_codec_pickles_posting_data_with_a_protocol_that_has_bytes(real_index, tmp_path):
