@@ -670,7 +670,11 @@ def _cached_searcher(index_dir: Path):
     if kept is not None and signature and kept[0] == signature:
         return kept[1]
     _forget(index_dir)
-    opened = MappedStorage(str(Path(key) / WHOOSH_DIR)).open_index().searcher()   # DAMAGE: searcher() reports
+    try:
+        opened = MappedStorage(str(Path(key) / WHOOSH_DIR)).open_index().searcher()   # DAMAGE: searcher() reports
+    except (AttributeError, ImportError):
+        # the table of contents pickles the schema: it names a class of ours this version lacks
+        raise DamagedIndex(f"{index_dir}: made by another version; run 'rulings ingest --rebuild'") from None
     _OPEN[key] = (signature, opened)
     while len(_OPEN) > _KEEP:
         _close(_OPEN.pop(next(iter(_OPEN)))[1])

@@ -175,3 +175,16 @@ def test_flush_codec_pickles_posting_data_with_a_protocol_that_has_bytes(real_in
                     blocks += 1
                     matcher._next_block()
     assert blocks > 15_000
+
+
+def test_index_naming_a_class_this_version_lacks_asks_for_a_rebuild(tmp_path, monkeypatch):
+    """The table of contents pickles the schema with our field classes: one this version does not have
+    (a later version's, or EntryColumn for an earlier binary) is the one-line rebuild advice, not an
+    AttributeError traceback (the tester's finding)."""
+    shape = _shape(0, "Flying matters only as blockers are declared.")
+    index.write_documents(tmp_path, iter([(shape, json.dumps(shape), False)]))
+    index._forget(tmp_path)
+    monkeypatch.delattr(index, "EntryColumn")
+    with pytest.raises(DamagedIndex, match="made by another version; run 'rulings ingest --rebuild'"), \
+            index.searcher(tmp_path):
+        pass
