@@ -66,8 +66,9 @@ SENTENCE_GAP = 10
 _SENTENCE_END = re.compile(r"[。！？．]|[.!?](?=\s|$)")
 _CJK = r"\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_ZH_SYMBOL = r"\{[^{}\n]{1,16}\}"                          # {T} {横置} {白/黑}
 _ZH_TOKEN = re.compile(
-    r"\{[^{}\n]{1,16}\}"                                  # {T} {横置} {白/黑}
+    _ZH_SYMBOL +
     r"|[+\-\u2212＋－][\dxX*０-９ｘＸ]+[/／][+\-\u2212＋－][\dxX*０-９ｘＸ]+"   # +1/+1, ＋１/＋１
     rf"|[{_HAN}]+"                                       # a run of Han characters
     r"|[0-9０-９]+(?:\.[0-9]+[a-z]?)?"                      # numbers, rule numbers
@@ -249,7 +250,7 @@ def _zh_uncached(word: str, mode: str) -> list[tuple[str, int, int, int]]:
 
 _HAN_START = re.compile(rf"[{_HAN}]")
 _HAN_WORD = re.compile(rf"[{_HAN}]+")
-_BRACED = re.compile(r"\{[^{}\n]{1,16}\}")          # _ZH_TOKEN's symbols: the only tokens but runs with Han
+_BRACED = re.compile(_ZH_SYMBOL)                    # _ZH_TOKEN's symbols: the only tokens but runs with Han
 
 
 def chinese_snippet_terms(text: str, words: frozenset[str]) -> list[tuple[str, int, int, bool]]:
@@ -277,7 +278,7 @@ def chinese_snippet_terms(text: str, words: frozenset[str]) -> list[tuple[str, i
     for match in _ZH_TOKEN.finditer(text):
         base, end = match.span()
         if not _HAN_START.match(text, base):
-            found += _run_terms(text, match, "", words, ())
+            found += _other_run_terms(match, words)
             continue
         last = first
         while last < len(spans) and spans[last][0] < end:
@@ -293,13 +294,20 @@ def _terms_run_by_run(text: str, words: frozenset[str], han_words: list[str]) ->
             for item in _run_terms(text, match, to_simplified(match.group(0)), words, han_words)]
 
 
+def _other_run_terms(match: re.Match, words: frozenset[str]) -> list[tuple[str, int, int, bool]]:
+    """chinese_snippet_terms() of a _ZH_TOKEN run that is not Han characters: as the analyzer tokenizes it."""
+    base = match.start()
+    return [(piece, base + start, base + end, piece in words)
+            for piece, start, end, _ in _zh_pieces(match.group(0), "index")]
+
+
 def _run_terms(text: str, match: re.Match, simplified: str, words: frozenset[str], han_words) -> list:
     """chinese_snippet_terms() of one _ZH_TOKEN run: a run of other characters as the analyzer tokenizes
     it; a run of Han characters (simplified: it in Simplified characters, or itself when the
     conversion changed its length) as its words' occurrences and the characters between them."""
     run, base = match.group(0), match.start()
     if not _HAN_START.match(run):
-        return [(piece, base + start, base + end, piece in words) for piece, start, end, _ in _zh_pieces(run, "index")]
+        return _other_run_terms(match, words)
     if len(simplified) != len(run):
         simplified = run
     return _marked_run(simplified, base, _word_spans(simplified, han_words))
