@@ -409,6 +409,11 @@ class SegmentScores:
             return _times(found, query.boost) if scored else found
         if kind is Phrase:
             return self._phrase(query, scored, within)
+        combine = getattr(query, "combine_scores", None)
+        if combine is not None:             # search/bestmatch.py BestMatch
+            parts = [self.scores(q, scored, within) for q in query.subqueries]
+            found = combine(parts, self.scores(query.other_language, False, None))
+            return found if scored else dict.fromkeys(found, 0.0)
         if isinstance(query, ConstantScoreQuery):
             return dict.fromkeys(self.scores(query.child, False, within), query.score if scored else 0.0)
         if kind is Not:

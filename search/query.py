@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -35,8 +36,10 @@ from whoosh.query import (
     Every,
     Not,
     NullQuery,
+    FuzzyTerm,
     Or,
     Phrase,
+    Prefix,
     Query,
     Term,
     TermRange,
@@ -46,8 +49,8 @@ from whoosh.reading import TermNotFound
 
 from ingest.errors import QueryError
 from ingest.model import LANGUAGES
-from search import index, matching
-from search.analysis import RulingsTokenizer, card_key, flagged_terms, fold, match_spans, terms
+from search import bestmatch, index, matching
+from search.analysis import RulingsTokenizer, card_key, flagged_terms, fold, match_spans, stem, terms
 from search.languages import chinese_snippet_terms, field_for
 
 matching.install()
@@ -601,11 +604,165 @@ def _searchable_fields(query: Query) -> set[str]:
             for leaf in leaves if getattr(leaf, "fieldname", None)}
 
 
+# ---------------------------------------------------------------- best match
+
+
+def best_match(searcher, text: str, empty: frozenset[str] = frozenset()) -> Query | None:
+    """The best-match query of a plain query (search/bestmatch.py), or None when the parser reads the
+    text whole (parentheses, operator words, no plain word). Raises QueryError as parse() does."""
+    if len(text) > 2000 or not bestmatch.plain(text):
+        return None
+    found = bestmatch.items(text)
+    if not found.words:
+        return None
+    schema = searcher.schema
+    made_by = cached_parser(schema)
+    vocabulary = chinese_vocabulary(searcher.reader())
+    units = _units(searcher, made_by, bestmatch.word_units(found.words, vocabulary), vocabulary, empty)
+    if not units:
+        return None
+    covers, cover_clauses, weights = _covers(units, vocabulary, empty)
+    for number, unit in enumerate(units):          # a word only a meaning finds still counts
+        if unit.idf == 0.0 and any(number in c for c in covers):
+            unit.idf = math.log(1 + 100)
+    if not any(u.content and u.idf > 0 for u in units):     # only function words: they are the query
+        for unit in units:
+            unit.content, unit.weight, unit.idf = True, 1.0, unit.idf or 1.0
+    for unit in units:
+        unit.content = unit.content and unit.idf > 0
+    near = bestmatch.near_pairs(units, [name for name, _ in _fields_but(empty)])
+    best = bestmatch.BestMatch(
+        [u.clause for u in units] + cover_clauses + near, units=len(units), covers=covers,
+        weights=[u.weight for u in units] + weights + [bestmatch.NEAR_WEIGHT] * len(near),
+        idfs=[u.idf for u in units], content=[u.content for u in units],
+        chinese=any(u.chinese for u in units))
+    required = [_required(made_by, item) for item in found.required]
+    query = And([best, *[q for q in required if q is not None]]) if required else best
+    return unscored_negated_filters(without_andnot(without_unmatchable(without_positionless_phrases(query, schema))))
+
+
+def _required(made_by, item: str) -> Query | None:
+    """The parser's query of one required or excluded item; an excluded word or phrase selects and
+    scores 0 (Whoosh scores a NOT clause 1.0)."""
+    parsed = made_by.parse(item)
+    if parsed is None or parsed is NullQuery:
+        return None
+    if isinstance(parsed, And) and len(parsed.subqueries) == 1:
+        parsed = parsed.subqueries[0]
+    if isinstance(parsed, Not):
+        return Unscored(parsed)
+    return parsed
+
+
+def _units(searcher, made_by, words: list[tuple[str, bool]], vocabulary: frozenset[str],
+           empty: frozenset[str]) -> list[bestmatch.Unit]:
+    units = []
+    for word, chinese in words:
+        if chinese:
+            clause = _chinese_clause(word, vocabulary, made_by, empty)
+        elif bestmatch.WILDCARD.fullmatch(word) or bestmatch.FUZZY.fullmatch(word):
+            units.append(bestmatch.Unit((word,), _expanded_clause(word, empty), 1.0, True, math.log(1 + 100)))
+            continue
+        else:
+            found = _word_clauses(made_by).get((word, empty))
+            if found is None:
+                found = _word_clauses(made_by)[word, empty] = _field_terms(made_by, word, empty)
+            found = [q for q in found if not (isinstance(q, Term) and q.fieldname == "mechanics"
+                                              and not q.text[:1].isalnum())]
+            if not found:
+                continue
+            clause = Or(list(found))
+        function = bestmatch.is_function_word(fold(word) if not chinese else word)
+        units.append(bestmatch.Unit(bestmatch.unit_key(word, chinese), clause,
+                                    bestmatch.FUNCTION_WEIGHT if function else 1.0, not function,
+                                    bestmatch.idf(searcher, clause), chinese))
+    return units
+
+
+def _expanded_clause(word: str, empty: frozenset[str]) -> Query:
+    """``prolif*``: the indexed words starting with the folded letters; ``prolifirate~`` (``~2``): the
+    words within 1 (2) edits of its stem; in the English text fields and card names."""
+    fields = [name for name in ("text", "variants", "cards") if name not in empty] or ["text"]
+    wildcard = bestmatch.WILDCARD.fullmatch(word)
+    if wildcard:
+        return Or([Prefix(name, fold(wildcard.group(1))) for name in fields])
+    fuzzy = bestmatch.FUZZY.fullmatch(word)
+    folded = fold(fuzzy.group(1))
+    return Or([FuzzyTerm(name, folded if name == "cards" else stem(folded), maxdist=int(fuzzy.group(2) or 1),
+                         prefixlength=1) for name in fields])
+
+
+def _chinese_clause(word: str, vocabulary: frozenset[str], made_by, empty: frozenset[str]) -> Query:
+    """A unit of Han characters in text_zh and card names, and as Japanese text when the index holds
+    some (text_cjk bigrams); a word of two or more characters also finds the index's words that
+    contain it (牌库 in 牌库顶), with less weight."""
+    clauses: list[Query] = [Term("text_zh", word), Term("cards", word)]
+    if "text_cjk" not in empty:
+        japanese = made_by.term_query("text_cjk", word, Term, boost=index.searched_fields()["text_cjk"])
+        clauses += [japanese] if japanese is not None else []
+    if len(word) >= 2:
+        longer = sorted(w for w in vocabulary if word in w and w != word)[:30]
+        clauses += [Term("text_zh", w, boost=0.7) for w in longer]
+    return Or(clauses)
+
+
+def _covers(units: list[bestmatch.Unit], vocabulary: frozenset[str], empty: frozenset[str]
+            ) -> tuple[list[tuple[int, ...]], list[Query], list[float]]:
+    """The clauses that stand for some units: their meanings (search/terms.py) and the mechanics they
+    name, with the unit numbers each covers and its weight."""
+    covers, clauses, weights = [], [], []
+    keys = [u.key for u in units]
+    for start, end, meanings in bestmatch.covered_spans(keys):
+        for meaning in meanings:
+            for text in meaning.means:
+                clause = _meaning_clause(text, meaning, vocabulary, empty)
+                if clause is not None:
+                    covers.append(tuple(range(start, end)))
+                    clauses.append(clause)
+                    weights.append(bestmatch.MEANING_WEIGHT)
+    words = [(u.key[0] if u.chinese else u.key[0], u.chinese) for u in units]
+    for start, end, mechanic in bestmatch.mechanic_spans(words):
+        covers.append(tuple(range(start, end)))
+        clauses.append(Term("mechanics", mechanic))
+        weights.append(bestmatch.MECHANIC_WEIGHT)
+    return covers, clauses, weights
+
+
+def _meaning_clause(text: str, meaning, vocabulary: frozenset[str], empty: frozenset[str]) -> Query | None:
+    """A meaning's words in the text fields of its language (a phrase with the row's slop)."""
+    if meaning.lang == "zh":
+        pieces = [text] if text in vocabulary else bestmatch.chinese_units(text, vocabulary)
+        if len(pieces) == 1:
+            return Term("text_zh", pieces[0])
+        return Phrase("text_zh", pieces, slop=meaning.near + 1)
+    fields = [name for name in ("text", "variants") if name not in empty] or ["text"]
+    made = [bestmatch.phrase_of(name, text, meaning.near + 1, 1.0) for name in fields]
+    made = [q for q in made if q is not None]
+    return (Or(made) if len(made) > 1 else made[0]) if made else None
+
+
+def chinese_vocabulary(reader) -> frozenset[str]:
+    """The words of Han characters the index holds in text_zh (jieba's words and sub-words of the
+    texts), read once per reader."""
+    found = reader.__dict__.get("_rulings_zh_words")
+    if found is None:
+        found = frozenset()
+        if "text_zh" in reader.schema and reader.field_length("text_zh"):
+            found = frozenset(w for w in (t.decode("utf-8") for t in reader.lexicon("text_zh"))
+                              if bestmatch._HAN.fullmatch(w))
+        reader.__dict__["_rulings_zh_words"] = found
+    return found
+
+
 # ---------------------------------------------------------------- search
 
 
-def search(index_dir: Path, text: str | None, filters: Filters | None = None, limit: int = 20) -> list[dict]:
+def search(index_dir: Path, text: str | None, filters: Filters | None = None, limit: int = 20,
+           every_word: bool = False) -> list[dict]:
     """Entries matching a query and filters, best first.
+
+    A plain query is best match (search/bestmatch.py): entries holding every word first, then those
+    holding most of them; every_word: every word required instead (the parser's AND).
 
     Each entry is in its JSON shape plus ``score`` (BM25F, 3 decimals; 0 without
     words) and ``snippet`` (the best fragment of the text with matched words as
@@ -620,7 +777,11 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
     with index.searcher(index_dir) as searcher:
         if has_text:
             reader = searcher.reader()
-            query = without_empty_fields(parse(searcher.schema, text, _empty_fields(reader)), reader)
+            empty = _empty_fields(reader)
+            query = (None if every_word else best_match(searcher, text, empty)) \
+                or parse(searcher.schema, text, empty)
+            best = _best_of(query)
+            query = without_empty_fields(query, reader)
             if filters.any():
                 query = And([query, Unscored(selection)])
             as_union_trees(query)
@@ -631,15 +792,37 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
             hits = _top(searcher, query, limit)
         else:                               # only filters: newest first, as without words
             hits = searcher.search(query, limit=limit, sortedby="date", reverse=True)
-        snippets = Snippets(hits) if ranked else None
+        snippets = Snippets(hits, best.marked() if best is not None else None) if ranked else None
         results = []
         scored = hits.top_n
-        for (score, _), entry in zip(scored, index.entries_at(searcher, [docnum for _, docnum in scored])):
-            entry["score"] = round(score or 0.0, 3) if ranked else 0.0
+        shown = shown_scores([score for score, _ in scored]) if ranked else [0.0] * len(scored)
+        for score, entry in zip(shown, index.entries_at(searcher, [docnum for _, docnum in scored])):
+            entry["score"] = round(score or 0.0, 3)
             entry["snippet"] = (snippets(entry["text"], field_for(entry["lang"])) if snippets
                                 else _shorten(entry["text"]))
             results.append(entry)
     return results
+
+
+def _best_of(query: Query):
+    """The BestMatch node of a best-match query (itself, or the first clause of its AND), or None."""
+    if isinstance(query, bestmatch.BestMatch):
+        return query
+    if isinstance(query, And) and query.subqueries and isinstance(query.subqueries[0], bestmatch.BestMatch):
+        return query.subqueries[0]
+    return None
+
+
+def shown_scores(scores: list[float]) -> list[float]:
+    """The scores a search shows for its hits, best first: without the ALL_WORDS offset of the entries
+    holding every word; when one of the others scored more than the last of them, all the others
+    scaled down alike, so the shown scores never rise down the list."""
+    tier = [s - bestmatch.ALL_WORDS for s in scores if s >= bestmatch.ALL_WORDS / 2]
+    rest = [s for s in scores if s < bestmatch.ALL_WORDS / 2]
+    if tier and rest and max(rest) >= min(tier):
+        factor = 0.999 * min(tier) / max(rest)
+        rest = [s * factor for s in rest]
+    return tier + rest
 
 
 def _top(searcher, query: Query, limit: int):
@@ -683,8 +866,9 @@ class Snippets:
     results: the whoosh Results of the search.
     """
 
-    def __init__(self, results):
+    def __init__(self, results, marked: Query | None = None):
         self.results = results
+        self.marked = marked
         self.words: dict[str, frozenset[str]] = {}
 
     def __call__(self, text: str, field: str = "text") -> str:
@@ -723,8 +907,9 @@ class Snippets:
         """The query's terms in this field that the index holds (Whoosh Results.query_terms)."""
         if field not in self.words:
             from_bytes = self.results.searcher.schema[field].from_bytes
-            self.words[field] = frozenset(from_bytes(term) for _, term in
-                                          self.results.query_terms(expand=True, fieldname=field))
+            found = (self.marked.existing_terms(self.results.searcher.reader(), fieldname=field, expand=True)
+                     if self.marked is not None else self.results.query_terms(expand=True, fieldname=field))
+            self.words[field] = frozenset(from_bytes(term) for _, term in found)
         return self.words[field]
 
 

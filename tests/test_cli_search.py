@@ -92,6 +92,6 @@ def test_query_errors_are_one_line(runner, mtg_index):
 
 
 def test_shared_ruling_listed_once(runner, mtg_index):
-    hits = json.loads(run(runner, mtg_index, "greater", "toughness", "--format", "json").stdout)
+    hits = json.loads(run(runner, mtg_index, "greater", "toughness", "--every-word", "--format", "json").stdout)
     assert [h["text"] for h in hits] == [SHARED]
     assert len(hits[0]["variants"]) == 6

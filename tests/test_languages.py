@@ -33,7 +33,7 @@ def small_index(tmp_path_factory):
 
 
 def found(folder, text, lang=None):
-    return sorted(h["text"][:8] for h in query.search(folder, text, query.Filters(lang=lang)))
+    return sorted(h["text"][:8] for h in query.search(folder, text, query.Filters(lang=lang), every_word=True))
 
 
 def test_entries_are_indexed_in_their_language_field(small_index):

@@ -104,12 +104,12 @@ def test_deleted_documents_left_out_at_collection_give_whoosh_s_hits(updated_ind
     ours = {}
     for text, filters in QUERIES:
         for limit in (10, 100_000):
-            hits = query.search(folder, text, query.Filters(**filters), limit=limit)
+            hits = query.search(folder, text, query.Filters(**filters), limit=limit, every_word=True)
             ours[text, limit] = [(hit["id"], hit["score"]) for hit in hits]
     monkeypatch.setattr(matching, "top", _whoosh_top)
     for text, filters in QUERIES:
         for limit in (10, 100_000):
-            hits = query.search(folder, text, query.Filters(**filters), limit=limit)
+            hits = query.search(folder, text, query.Filters(**filters), limit=limit, every_word=True)
             assert ours[text, limit] == [(hit["id"], hit["score"]) for hit in hits], (text, limit)
     assert all(ours[text, 10] for text, _ in QUERIES)
     returned = {entry_id for hits in ours.values() for entry_id, _ in hits}

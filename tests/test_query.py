@@ -16,8 +16,9 @@ def mtg_index(tmp_path_factory):
     return build_index(tmp_path_factory.mktemp("mtg"))
 
 
-def texts(index_dir, text, **filters):
-    return [hit["text"] for hit in query.search(index_dir, text, query.Filters(**filters), limit=100)]
+def texts(index_dir, text, every_word=False, **filters):
+    return [hit["text"] for hit in query.search(index_dir, text, query.Filters(**filters), limit=100,
+                                                every_word=every_word)]
 
 
 PLUS = {"Each +1/+1 counter on a creature gives it an extra point of power and toughness.",
@@ -55,7 +56,7 @@ def test_x_finds_x_rulings(mtg_index):
 
 def test_field_like_words_are_text(mtg_index):
     assert texts(mtg_index, "T:") == ["The text T: Add {C} on old printings means the tap symbol."]
-    assert texts(mtg_index, "kicker: cost") == ["Kicker is an optional additional cost."]
+    assert texts(mtg_index, "kicker: cost", every_word=True) == ["Kicker is an optional additional cost."]
 
 
 BLOCKED = {"Creatures with shadow can't be blocked except by creatures with shadow.",
@@ -224,7 +225,7 @@ def whoosh_reference(index_dir, text, filters):
 ])
 def test_search_ranks_as_whoosh_with_every_field_and_filter_argument(seed_index, text, filters):
     filters = query.Filters(**filters)
-    ours = [(hit["id"], hit["score"]) for hit in query.search(seed_index, text, filters, limit=100)]
+    ours = [(hit["id"], hit["score"]) for hit in query.search(seed_index, text, filters, limit=100, every_word=True)]
     assert ours and ours == whoosh_reference(seed_index, text, filters)
 
 
@@ -420,7 +421,7 @@ def test_an_operator_without_operands_is_searched_as_a_word_in_every_field(real_
     """A stray operator became a word with no field, which matched nothing: ``NOT NOT flying`` found no
     entry (the tester's F2). It is the word itself, searched as any word is."""
     def ids(text):
-        return [hit["id"] for hit in query.search(real_index, text, limit=100_000)]
+        return [hit["id"] for hit in query.search(real_index, text, limit=100_000, every_word=True)]
     assert ids(doubled) == ids(meant)
     assert ids("NOT NOT flying")
 
@@ -435,11 +436,12 @@ def test_chinese_snippets_mark_touching_words_as_one(real_index):
     marked = 0
     for text in ["则该生物会", "如果你 该牌便", "此異能 當你"] + [
             t[at:at + 5] for t in rng.sample(chinese, 300) for at in [rng.randrange(max(1, len(t) - 5))]]:
-        for hit in query.search(real_index, text, limit=20):
+        for hit in query.search(real_index, text, limit=20, every_word=True):
             assert "****" not in hit["snippet"], (text, hit["id"], hit["snippet"])
             marked += "**" in hit["snippet"]
     assert marked > 2000
-    snippet = next(h["snippet"] for h in query.search(real_index, "则该生物会") if h["id"] == "r-1e2c5194d1")
+    snippet = next(h["snippet"] for h in query.search(real_index, "则该生物会", every_word=True)
+                   if h["id"] == "r-1e2c5194d1")
     assert snippet.count("**则该生物会**") == 2
 
 
@@ -453,7 +455,8 @@ def test_long_chinese_texts_give_their_best_sentences(real_index):
     shown = 0
     for entry in long:
         words = [t.text for t in chinese_analyzer()(entry["text"][40:60], mode="query") if len(t.text) > 1]
-        hit = next((h for h in query.search(real_index, words[0], limit=5000) if h["id"] == entry["id"]), None)
+        hit = next((h for h in query.search(real_index, words[0], limit=5000, every_word=True)
+                    if h["id"] == entry["id"]), None)
         if hit is None:
             continue
         assert len(hit["snippet"]) < len(entry["text"]) and f"**{words[0]}**" in hit["snippet"]

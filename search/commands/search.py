@@ -14,16 +14,24 @@ from search.commands.options import entry_block, filter_options, filters_from, i
 @click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="[QUERY]...")
 @filter_options
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--every-word", is_flag=True, help="Require every word of the query (no best match).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "jsonl"]), default="text")
 @index_option
-def search(words, mechanic, card, set_code, lang, since, until, limit, fmt, index_dir):
+def search(words, mechanic, card, set_code, lang, since, until, limit, every_word, fmt, index_dir):
     """Search rulings text, best matches first. QUERY is optional when a filter is given.
 
     \b
     QUERY language:
-      counter +1/+1        every word must match (any order, any form:
-                           sacrifice = sacrificed = sacrificing)
-      "can't be blocked"   a phrase
+      respond proliferate  best match: entries holding every word first, then
+                           those holding most of them (any order, any form:
+                           sacrifice = sacrificed = sacrificing); question and
+                           function words (can, I, what, if, 的, 吗) are never
+                           required; player words (ETB, fizzle, CMC, 进场) also
+                           find what rulings say instead, with less weight
+      +word  or  a AND b   required words; symbols and P/T ({T}, +1/+1) are
+                           always required; --every-word requires every word
+      "can't be blocked"   a phrase (required)
+      prolif*              words starting with prolif
       flying OR reach      either word;  NOT word  or  -word  excludes it
       card:"Fire // Ice"   set:ONE  mechanic:proliferate  lang:en
       date:>=2019-01-01    filters (date also takes > < <= and 2019 or 2019-06);
@@ -39,7 +47,7 @@ def search(words, mechanic, card, set_code, lang, since, until, limit, fmt, inde
     text = " ".join(words)
     filters = filters_from(mechanic, card, set_code, lang, since, until)
     index_dir = ready_index(index_dir)
-    hits = query.search(index_dir, text, filters, limit)
+    hits = query.search(index_dir, text, filters, limit, every_word=every_word)
     hint = ""
     if not hits and text.strip():
         close = query.suggestions(index_dir, text)

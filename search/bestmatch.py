@@ -1,0 +1,381 @@
+"""Best match: a plain query ranks entries by how much of it they hold, not whether they hold all of it.
+
+A plain query (words, with or without quoted phrases, ``+word``, ``-word`` and filters; no
+parentheses, no ``AND`` / ``OR`` / ``NOT``) is read as *units*: each word typed (a run of Chinese
+characters cut into the index's own words), its meanings from search/terms.py, and the
+mechanic it names. Then (``BestMatch.combine_scores``), for each entry holding any unit:
+
+- its score is the BM25F score of the units it holds (function and question words weighted
+  ``FUNCTION_WEIGHT``, meanings ``MEANING_WEIGHT``, a mechanic's tag ``MECHANIC_WEIGHT``), plus
+  ``NEAR_WEIGHT`` times the score of each pair of adjacent query words found close together;
+- times its coordination: the share of the query's content words it holds (each word weighted
+  by its idf), to the power ``COORDINATION``; a word held through a meaning counts as held;
+- an entry in the query's language holding every content word comes before every entry that
+  does not (``ALL_WORDS``, removed from the score shown); an entry in another language (found
+  through a mechanic's tag) scores ``OTHER_LANGUAGE`` times less.
+
+Quoted phrases, ``+word``, ``-word`` and filters keep their meaning: they are required or
+excluded as the parser reads them, and the best-match part ranks within what they select.
+Query text with parentheses or an operator word goes to the parser whole (every word required).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from whoosh.query import And, Or, Phrase, Query, Term
+from whoosh.query.compound import CompoundQuery
+
+from ingest.errors import QueryError
+from ingest.language import to_simplified
+from search.analysis import TOKEN_PATTERN, fold, stem, terms
+from search.terms import is_function_word, key_of, longest_key, meanings
+
+FUNCTION_WEIGHT = 0.15
+MEANING_WEIGHT = 0.6
+MECHANIC_WEIGHT = 2.5
+NEAR_WEIGHT = 0.5
+NEAR_SLOP = 3
+COORDINATION = 2.0
+ALL_WORDS = 1_000_000.0
+OTHER_LANGUAGE = 0.5
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_PUNCTUATION = "?!.,;:？！。，；：、“”\"'()（）"
+_OPERATOR = re.compile(r"(?:^|\s)(?:OR|ANDNOT|ANDMAYBE)(?:\s|$)|[()]")
+_PREFIX_WORDS = {"NOT": "-", "AND": "+"}
+# One item of a plain query: a filter, a quoted phrase, or a word; each may carry a sign.
+_ITEM = re.compile(r'(?P<sign>[+\-](?=[^\W\d_]|["]))?(?:(?P<filter>(?i:card|set|mechanic|lang|date):"[^"]*"?)'
+                   r'|"(?P<phrase>[^"]*)"?(?P<slop>~\d*)?|(?P<word>\S+))')
+# ``prolif*`` (words starting with prolif) and ``prolifirate~`` / ``~2`` (words within 1 or 2 edits).
+WILDCARD = re.compile(r"([^\W\d_][\w']*)\*")
+FUZZY = re.compile(r"([^\W\d_][\w']*)~([12])?")
+_FILTER = re.compile(r"(?i)(card|set|mechanic|lang|date):")
+# ``name:value`` with a name we might be thought to have as a field; other ``x:`` text is words.
+_FIELDS_WE_LACK = ("text", "variants", "cards", "card", "name", "id", "entry", "sets", "dates", "oracle",
+                   "type", "body", "title", "ruling", "rulings", "source", "mechanics", "language")
+
+
+@dataclass
+class Unit:
+    """One word of the query as best match weighs it: ``clause`` finds it (every searched field),
+    ``weight`` multiplies its score, ``content`` counts it for coordination with weight ``idf``."""
+
+    key: tuple[str, ...]
+    clause: Query
+    weight: float
+    content: bool
+    idf: float = 1.0
+    chinese: bool = False
+
+
+class BestMatch(CompoundQuery):
+    """The best-match query node: units, then the meanings and mechanic tags that stand for some of
+    them (``covers``: unit numbers), then the proximity pairs; search/matching.py SegmentScores calls
+    ``combine_scores`` with each subquery's {docnum: score}.
+
+    subqueries: [unit clauses..., cover clauses..., near clauses...]; units: how many unit clauses;
+    covers: for each cover clause the unit numbers it stands for; idfs and content: per unit;
+    other_language: a query of the documents in another language than the query's, or None.
+    """
+
+    JOINT = " BEST "
+    intersect_merge = False
+
+    def __init__(self, subqueries, boost=1.0, units=0, covers=(), weights=(), idfs=(), content=(),
+                 chinese=False):
+        super().__init__(subqueries, boost=boost)
+        self.units, self.covers, self.weights = units, tuple(covers), tuple(weights)
+        self.idfs, self.content, self.chinese = tuple(idfs), tuple(content), chinese
+        self.other_language = Or([Term("lang", "zh-hans"), Term("lang", "zh-hant")])
+
+    def _meta(self) -> dict:
+        return {"units": self.units, "covers": self.covers, "weights": self.weights, "idfs": self.idfs,
+                "content": self.content, "chinese": self.chinese}
+
+    def __eq__(self, other):
+        return super().__eq__(other) and isinstance(other, BestMatch) and self._meta() == other._meta()
+
+    __hash__ = CompoundQuery.__hash__
+
+    def apply(self, fn):
+        return BestMatch([fn(q) for q in self.subqueries], boost=self.boost, **self._meta())
+
+    def normalize(self):
+        return BestMatch([q.normalize() for q in self.subqueries], boost=self.boost, **self._meta())
+
+    def estimate_size(self, ixreader):
+        return min(sum(q.estimate_size(ixreader) for q in self.subqueries[:self.units]), ixreader.doc_count_all())
+
+    def _matcher(self, subs, searcher, context):
+        return Or(self.subqueries).matcher(searcher, context)
+
+    def marked(self) -> Query:
+        """The clauses whose words a snippet marks: content units and what covers them."""
+        return Or([q for i, q in enumerate(self.subqueries[:self.units]) if self.content[i]]
+                  + list(self.subqueries[self.units:self.units + len(self.covers)]))
+
+    def combine_scores(self, parts: list[dict[int, float]], chinese_docs) -> dict[int, float]:
+        """{docnum: best-match score} from each subquery's {docnum: score} (the module docstring says
+        how); chinese_docs: the documents of ``other_language`` (entries in Chinese)."""
+        units, covers = self.units, self.covers
+        total = sum(idf for idf, content in zip(self.idfs, self.content) if content) or 1.0
+        held: dict[int, set[int]] = {}
+        summed: dict[int, float] = {}
+        for number, part in enumerate(parts):
+            stands = (number,) if number < units else covers[number - units] if number < units + len(covers) else ()
+            weight = self.weights[number]
+            for docnum, score in part.items():
+                summed[docnum] = summed.get(docnum, 0.0) + score * weight
+                if stands:
+                    held.setdefault(docnum, set()).update(stands)
+        found = {}
+        for docnum, words in held.items():
+            share = sum(self.idfs[i] for i in words if self.content[i]) / total
+            score = summed[docnum] * share ** COORDINATION * self.boost
+            if (docnum in chinese_docs) != self.chinese:
+                score *= OTHER_LANGUAGE
+            elif share >= 1.0 - 1e-9:
+                score += ALL_WORDS
+            found[docnum] = score
+        return found
+
+
+def plain(text: str) -> bool:
+    """True when best match reads the text (no parentheses, no operator words)."""
+    return not _OPERATOR.search(text)
+
+
+@dataclass
+class Items:
+    """A plain query's items: the words for best match and the query text of each required or
+    excluded item (a phrase, ``+word``, ``-word``, a filter) for the parser."""
+
+    words: list[str]
+    required: list[str]
+
+
+def items(text: str) -> Items:
+    """Split a plain query into its items; raises QueryError for syntax we do not support (boosts
+    ``word^2``) and for a field we do not have (``text:flying``)."""
+    words, required = [], []
+    found = list(_ITEM.finditer(text))
+    signs = _operator_signs(found)
+    for number, match in enumerate(found):
+        if signs.get(number) == "op":
+            continue
+        sign, phrase, word = signs.get(number) or match.group("sign") or "", match.group("phrase"), match.group("word")
+        if match.group("filter"):
+            required.append(("-" if sign == "-" else "") + match.group("filter"))
+            continue
+        if phrase is not None:
+            if phrase.strip():
+                required.append(f'{sign if sign == "-" else ""}"{phrase}"{match.group("slop") or ""}')
+            continue
+        if _FILTER.match(word):
+            required.append(sign + word if sign == "-" else word)
+            continue
+        _refuse_unsupported(word)
+        if sign or _precise(word):
+            required.append(("-" if sign == "-" else "") + word)
+        else:
+            words.append(word)
+    return Items(words, required)
+
+
+def _operator_signs(found: list[re.Match]) -> dict[int, str]:
+    """``NOT x`` read as ``-x`` and ``x AND y`` as ``+x +y``: {item number: "-", "+" or "op" (the operator
+    word itself)}. An operator word without an operand (first or last for AND, followed by another
+    operator) is a plain word, as the parser's cleanup makes it."""
+    signs: dict[int, str] = {}
+    words = [m.group("word") for m in found]
+    for number, word in enumerate(words):
+        if word not in _PREFIX_WORDS:
+            continue
+        following = words[number + 1] if number + 1 < len(found) else ""
+        if following is None:
+            following = "phrase"
+        if not following or following in _PREFIX_WORDS:
+            continue
+        if word == "AND":
+            if number == 0 or signs.get(number - 1) == "op" or words[number - 1] in _PREFIX_WORDS:
+                continue
+            signs[number - 1] = signs.get(number - 1) or "+"
+            signs[number + 1] = "+"
+        else:
+            signs[number + 1] = "-"
+        signs[number] = "op"
+    return signs
+
+
+def _precise(word: str) -> bool:
+    """True for a mana or game symbol (``{T}``, ``{W/P}``) or a P/T modifier (``+1/+1``, ``-1/-1``): a
+    user who types one means it, so it is required (search/analysis.py TOKEN_PATTERN)."""
+    found = TOKEN_PATTERN.fullmatch(bare(word) if not word.startswith(("+", "-", "{")) else word.rstrip("?!.,;:"))
+    return bool(found) and found.lastgroup in ("symbol", "pt")
+
+
+def _refuse_unsupported(word: str) -> None:
+    found = re.fullmatch(r"([A-Za-z_]+):(\S+)", word)
+    if found and found.group(1).lower() in _FIELDS_WE_LACK:
+        raise QueryError(f"there is no field {found.group(1)!r}: words search every text; filters are "
+                         "card: set: mechanic: lang: date:")
+    if re.search(r"\w\^[\d.]*$", word):
+        raise QueryError(f"boosts ({word}) are not supported; write the word alone, or +word to require it")
+    if ("*" in word or "?" in word.rstrip("?")) and not WILDCARD.fullmatch(word) and not TOKEN_PATTERN.fullmatch(word):
+        raise QueryError(f"{word!r}: a wildcard goes at the end of a word (prolif*); ? is not supported")
+
+
+def bare(word: str) -> str:
+    """A query word without the punctuation around it (``proliferate?`` -> ``proliferate``)."""
+    return word.strip(_PUNCTUATION)
+
+
+def chinese_units(run: str, vocabulary: frozenset[str]) -> list[str]:
+    """A run of Han characters cut into words: at each place the longest word (up to 6 characters)
+    that the index holds, a table of search/terms.py names or a function word names; else one
+    character. The index's own words make the query's pieces those of the texts (jieba cut them
+    at ingest, with their sub-words), without loading jieba for a query."""
+    known = vocabulary | _table_words()
+    units, at = [], 0
+    while at < len(run):
+        for size in range(min(6, len(run) - at), 0, -1):
+            piece = run[at:at + size]
+            if size == 1 or piece in known:
+                units.append(piece)
+                at += size
+                break
+    return units
+
+
+@lru_cache(maxsize=1)
+def _table_words() -> frozenset[str]:
+    words = {w for w in __import__("search.terms", fromlist=["FUNCTION_WORDS_ZH"]).FUNCTION_WORDS_ZH if _HAN.fullmatch(w)}
+    for key in meanings():
+        words.update(w for w in key if _HAN.fullmatch(w))
+    return frozenset(words)
+
+
+def word_units(words: list[str], vocabulary: frozenset[str]) -> list[tuple[str, bool]]:
+    """(unit text, is Chinese) of each unit of the plain words, in order: a word of letters as typed
+    (without its punctuation), a run of Han characters as chinese_units()."""
+    found = []
+    for word in words:
+        at = 0
+        for run in _HAN.finditer(word):
+            simplified = to_simplified(run.group())
+            simplified = simplified if len(simplified) == len(run.group()) else run.group()
+            before = bare(word[at:run.start()])
+            if before:
+                found.append((before, False))
+            found += [(unit, True) for unit in chinese_units(simplified, vocabulary)]
+            at = run.end()
+        rest = bare(word[at:])
+        if rest:
+            found.append((rest, False))
+    return found
+
+
+def unit_key(text: str, chinese: bool) -> tuple[str, ...]:
+    return (text,) if chinese else key_of([text])
+
+
+def covered_spans(keys: list[tuple[str, ...]]) -> list[tuple[int, int, tuple]]:
+    """(first unit, end unit, meanings) of each run of units that is a table key, longest first at
+    each place; runs do not overlap."""
+    table = meanings()
+    spans, at = [], 0
+    while at < len(keys):
+        for size in range(min(longest_key(), len(keys) - at), 0, -1):
+            key = tuple(k for unit in keys[at:at + size] for k in unit)
+            if key in table:
+                spans.append((at, at + size, table[key]))
+                at += size
+                break
+        else:
+            at += 1
+    return spans
+
+
+def mechanic_spans(units: list[tuple[str, bool]]) -> list[tuple[int, int, str]]:
+    """(first unit, end unit, mechanic id) of each run of up to three units naming a mechanic: its id,
+    printed name (any inflection of its words) or a Chinese name."""
+    names = _mechanic_names()
+    spans, at = [], 0
+    while at < len(units):
+        for size in range(min(3, len(units) - at), 0, -1):
+            words = units[at:at + size]
+            key = "".join(w for w, _ in words) if all(z for _, z in words) else \
+                " ".join(stem(fold(w)) for w, _ in words)
+            if key in names:
+                spans.append((at, at + size, names[key]))
+                at += size
+                break
+        else:
+            at += 1
+    return spans
+
+
+@lru_cache(maxsize=1)
+def _mechanic_names() -> dict[str, str]:
+    """Mechanic names as best match compares them (stems of the English words joined by spaces;
+    Chinese names as written) -> mechanic id."""
+    from ingest.tag import vocabulary
+    names: dict[str, str] = {}
+    for mechanic in vocabulary():
+        for name in (mechanic.name, mechanic.id.replace("-", " ")):
+            key = " ".join(stem(fold(w)) for w in re.findall(r"[\w'+/-]+", name) if w)
+            names.setdefault(key, mechanic.id)
+        for zh in mechanic.zh:
+            names.setdefault(zh, mechanic.id)
+    return names
+
+
+def idf(searcher, clause: Query) -> float:
+    """The idf of a unit: log(1 + N / (1 + documents holding any of its terms)); 0 when it holds none."""
+    total = searcher.doc_count_all() or 1
+    frequency = 0
+    for leaf in [clause] if clause.is_leaf() else clause.leaves():
+        if isinstance(leaf, Term):
+            frequency += searcher.doc_frequency(leaf.fieldname, leaf.text)
+    if not frequency:
+        return 0.0
+    return math.log(1 + total / (1 + min(frequency, total)))
+
+
+def phrase_of(field: str, text: str, slop: int, boost: float) -> Query | None:
+    """The words of a meaning as they are indexed in a field (its analyzer's terms), as a phrase
+    with this slop, or the one term; None when nothing is left."""
+    if field == "text_zh":
+        words = [text] if _HAN.fullmatch(text) else [w for w, *_ in terms(text, stemming=False)]
+    else:
+        words = [w for w, *_ in terms(text, stemming=field != "cards")]
+    if not words:
+        return None
+    if len(words) == 1:
+        return Term(field, words[0], boost=boost)
+    return Phrase(field, words, slop=slop, boost=boost)
+
+
+def near_pairs(units: list[Unit], fields: list[str]) -> list[Query]:
+    """For each two neighbouring content units, a phrase of their words with slop NEAR_SLOP in the text
+    fields (English words in the English fields, Chinese in text_zh)."""
+    pairs = []
+    content = [u for u in units if u.content and u.idf > 0]
+    for first, second in zip(content, content[1:]):
+        if first.chinese != second.chinese:
+            continue
+        wanted = ["text_zh"] if first.chinese else [f for f in fields if f in ("text", "variants")]
+        clauses = []
+        for field in wanted:
+            words = [first.key[0], second.key[0]] if first.chinese else \
+                [w for text in (first.key, second.key) for w in text]
+            if not first.chinese:
+                words = [w for w in words if w]
+            clauses.append(Phrase(field, words, slop=NEAR_SLOP))
+        if clauses:
+            pairs.append(Or(clauses) if len(clauses) > 1 else clauses[0])
+    return pairs
