@@ -10,9 +10,9 @@ mechanic it names. Then (``BestMatch.combine_scores``), for each entry holding a
   ``NEAR_WEIGHT`` times the score of each pair of adjacent query words found close together;
 - times its coordination: the share of the query's content words it holds (each word weighted
   by its idf), to the power ``COORDINATION``; a word held through a meaning counts as held;
-- an entry in the query's language holding every content word comes before every entry that
-  does not (``ALL_WORDS``, removed from the score shown); an entry in another language (found
-  through a mechanic's tag) scores ``OTHER_LANGUAGE`` times less.
+- tiers, removed from the score shown: an entry in the query's language holding every content
+  word comes before every other entry (``ALL_WORDS``), and an entry in the query's language before
+  every entry in another one, found through a mechanic's tag (``SAME_LANGUAGE``).
 
 Quoted phrases, ``+word``, ``-word`` and filters keep their meaning: they are required or
 excluded as the parser reads them, and the best-match part ranks within what they select.
@@ -30,7 +30,6 @@ from whoosh.query import And, Or, Phrase, Query, Term
 from whoosh.query.compound import CompoundQuery
 
 from ingest.errors import QueryError
-from ingest.language import to_simplified
 from search.analysis import TOKEN_PATTERN, fold, stem, terms
 from search.terms import is_function_word, key_of, longest_key, meanings
 
@@ -40,8 +39,9 @@ MECHANIC_WEIGHT = 2.5
 NEAR_WEIGHT = 0.5
 NEAR_SLOP = 3
 COORDINATION = 2.0
-ALL_WORDS = 1_000_000.0
-OTHER_LANGUAGE = 0.5
+ALL_WORDS = 2_000_000.0
+SAME_LANGUAGE = 1_000_000.0
+TIER = 1_000_000.0
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _PUNCTUATION = "?!.,;:？！。，；：、“”\"'()（）"
@@ -136,10 +136,8 @@ class BestMatch(CompoundQuery):
         for docnum, words in held.items():
             share = sum(self.idfs[i] for i in words if self.content[i]) / total
             score = summed[docnum] * share ** COORDINATION * self.boost
-            if (docnum in chinese_docs) != self.chinese:
-                score *= OTHER_LANGUAGE
-            elif share >= 1.0 - 1e-9:
-                score += ALL_WORDS
+            if (docnum in chinese_docs) == self.chinese:
+                score += SAME_LANGUAGE + (ALL_WORDS if share >= 1.0 - 1e-9 else 0.0)
             found[docnum] = score
         return found
 
@@ -234,21 +232,34 @@ def bare(word: str) -> str:
     return word.strip(_PUNCTUATION)
 
 
-def chinese_units(run: str, vocabulary: frozenset[str]) -> list[str]:
-    """A run of Han characters cut into words: at each place the longest word (up to 6 characters)
-    that the index holds, a table of search/terms.py names or a function word names; else one
-    character. The index's own words make the query's pieces those of the texts (jieba cut them
+def chinese_units(run: str, vocabulary: dict[str, int]) -> list[str]:
+    """A run of Han characters cut into words as the index's texts were: the cut whose words are most
+    likely by their document frequencies in the index (a unigram model over the index's own words,
+    up to 6 characters; a table word of search/terms.py or a function word counts as the most
+    common word; a character the index lacks as rare). The query's pieces are then those of the texts (jieba cut them
     at ingest, with their sub-words), without loading jieba for a query."""
-    known = vocabulary | _table_words()
-    units, at = [], 0
-    while at < len(run):
-        for size in range(min(6, len(run) - at), 0, -1):
-            piece = run[at:at + size]
-            if size == 1 or piece in known:
-                units.append(piece)
-                at += size
-                break
-    return units
+    tables = _table_words()
+    total = sum(vocabulary.values()) + 1
+    common = max(vocabulary.values(), default=1)
+
+    def cost(piece: str) -> float | None:
+        frequency = common if piece in tables else vocabulary.get(piece, 0)
+        if not frequency and len(piece) > 1:
+            return None
+        return -math.log((frequency + 0.5) / total)
+
+    best: list[tuple[float, int]] = [(0.0, 0)] + [(math.inf, 0)] * len(run)
+    for end in range(1, len(run) + 1):
+        for start in range(max(0, end - 6), end):
+            piece_cost = cost(run[start:end])
+            if piece_cost is not None and best[start][0] + piece_cost < best[end][0]:
+                best[end] = (best[start][0] + piece_cost, start)
+    units, end = [], len(run)
+    while end > 0:
+        start = best[end][1]
+        units.append(run[start:end])
+        end = start
+    return units[::-1]
 
 
 @lru_cache(maxsize=1)
@@ -259,13 +270,14 @@ def _table_words() -> frozenset[str]:
     return frozenset(words)
 
 
-def word_units(words: list[str], vocabulary: frozenset[str]) -> list[tuple[str, bool]]:
+def word_units(words: list[str], vocabulary: dict[str, int]) -> list[tuple[str, bool]]:
     """(unit text, is Chinese) of each unit of the plain words, in order: a word of letters as typed
     (without its punctuation), a run of Han characters as chinese_units()."""
     found = []
     for word in words:
         at = 0
         for run in _HAN.finditer(word):
+            from ingest.language import to_simplified     # opencc: only for a query with Han characters
             simplified = to_simplified(run.group())
             simplified = simplified if len(simplified) == len(run.group()) else run.group()
             before = bare(word[at:run.start()])
@@ -323,14 +335,17 @@ def mechanic_spans(units: list[tuple[str, bool]]) -> list[tuple[int, int, str]]:
 def _mechanic_names() -> dict[str, str]:
     """Mechanic names as best match compares them (stems of the English words joined by spaces;
     Chinese names as written) -> mechanic id."""
-    from ingest.tag import vocabulary
+    import json
+    from importlib import resources
+    # the vocabulary file itself: ingest.tag (its matchers) is not loaded by a word search
+    raw = json.loads(resources.files("ingest").joinpath("data/mechanics.json").read_text("utf-8"))
     names: dict[str, str] = {}
-    for mechanic in vocabulary():
-        for name in (mechanic.name, mechanic.id.replace("-", " ")):
+    for mechanic in raw:
+        for name in (mechanic["name"], mechanic["id"].replace("-", " ")):
             key = " ".join(stem(fold(w)) for w in re.findall(r"[\w'+/-]+", name) if w)
-            names.setdefault(key, mechanic.id)
-        for zh in mechanic.zh:
-            names.setdefault(zh, mechanic.id)
+            names.setdefault(key, mechanic["id"])
+        for zh in mechanic.get("zh", ()):
+            names.setdefault(zh, mechanic["id"])
     return names
 
 
@@ -350,9 +365,9 @@ def phrase_of(field: str, text: str, slop: int, boost: float) -> Query | None:
     """The words of a meaning as they are indexed in a field (its analyzer's terms), as a phrase
     with this slop, or the one term; None when nothing is left."""
     if field == "text_zh":
-        words = [text] if _HAN.fullmatch(text) else [w for w, *_ in terms(text, stemming=False)]
+        words = [text] if _HAN.fullmatch(text) else [w for w, *_ in terms(text, stemming=False, joined=False)]
     else:
-        words = [w for w, *_ in terms(text, stemming=field != "cards")]
+        words = [w for w, *_ in terms(text, stemming=field != "cards", joined=False)]
     if not words:
         return None
     if len(words) == 1:

@@ -654,7 +654,7 @@ def _required(made_by, item: str) -> Query | None:
     return parsed
 
 
-def _units(searcher, made_by, words: list[tuple[str, bool]], vocabulary: frozenset[str],
+def _units(searcher, made_by, words: list[tuple[str, bool]], vocabulary: dict[str, int],
            empty: frozenset[str]) -> list[bestmatch.Unit]:
     units = []
     for word, chinese in words:
@@ -692,7 +692,7 @@ def _expanded_clause(word: str, empty: frozenset[str]) -> Query:
                          prefixlength=1) for name in fields])
 
 
-def _chinese_clause(word: str, vocabulary: frozenset[str], made_by, empty: frozenset[str]) -> Query:
+def _chinese_clause(word: str, vocabulary: dict[str, int], made_by, empty: frozenset[str]) -> Query:
     """A unit of Han characters in text_zh and card names, and as Japanese text when the index holds
     some (text_cjk bigrams); a word of two or more characters also finds the index's words that
     contain it (牌库 in 牌库顶), with less weight."""
@@ -706,7 +706,7 @@ def _chinese_clause(word: str, vocabulary: frozenset[str], made_by, empty: froze
     return Or(clauses)
 
 
-def _covers(units: list[bestmatch.Unit], vocabulary: frozenset[str], empty: frozenset[str]
+def _covers(units: list[bestmatch.Unit], vocabulary: dict[str, int], empty: frozenset[str]
             ) -> tuple[list[tuple[int, ...]], list[Query], list[float]]:
     """The clauses that stand for some units: their meanings (search/terms.py) and the mechanics they
     name, with the unit numbers each covers and its weight."""
@@ -728,7 +728,7 @@ def _covers(units: list[bestmatch.Unit], vocabulary: frozenset[str], empty: froz
     return covers, clauses, weights
 
 
-def _meaning_clause(text: str, meaning, vocabulary: frozenset[str], empty: frozenset[str]) -> Query | None:
+def _meaning_clause(text: str, meaning, vocabulary: dict[str, int], empty: frozenset[str]) -> Query | None:
     """A meaning's words in the text fields of its language (a phrase with the row's slop)."""
     if meaning.lang == "zh":
         pieces = [text] if text in vocabulary else bestmatch.chinese_units(text, vocabulary)
@@ -741,15 +741,17 @@ def _meaning_clause(text: str, meaning, vocabulary: frozenset[str], empty: froze
     return (Or(made) if len(made) > 1 else made[0]) if made else None
 
 
-def chinese_vocabulary(reader) -> frozenset[str]:
+def chinese_vocabulary(reader) -> dict[str, int]:
     """The words of Han characters the index holds in text_zh (jieba's words and sub-words of the
-    texts), read once per reader."""
+    texts) with their document frequencies, read once per reader."""
     found = reader.__dict__.get("_rulings_zh_words")
     if found is None:
-        found = frozenset()
+        found = {}
         if "text_zh" in reader.schema and reader.field_length("text_zh"):
-            found = frozenset(w for w in (t.decode("utf-8") for t in reader.lexicon("text_zh"))
-                              if bestmatch._HAN.fullmatch(w))
+            for term, info in reader.iter_field("text_zh"):
+                word = term.decode("utf-8") if isinstance(term, bytes) else term
+                if bestmatch._HAN.fullmatch(word):
+                    found[word] = info.doc_frequency()
         reader.__dict__["_rulings_zh_words"] = found
     return found
 
@@ -814,15 +816,22 @@ def _best_of(query: Query):
 
 
 def shown_scores(scores: list[float]) -> list[float]:
-    """The scores a search shows for its hits, best first: without the ALL_WORDS offset of the entries
-    holding every word; when one of the others scored more than the last of them, all the others
-    scaled down alike, so the shown scores never rise down the list."""
-    tier = [s - bestmatch.ALL_WORDS for s in scores if s >= bestmatch.ALL_WORDS / 2]
-    rest = [s for s in scores if s < bestmatch.ALL_WORDS / 2]
-    if tier and rest and max(rest) >= min(tier):
-        factor = 0.999 * min(tier) / max(rest)
-        rest = [s * factor for s in rest]
-    return tier + rest
+    """The scores a search shows for its hits, best first: without the tier offsets of best match
+    (bestmatch.TIER per tier: every word, same language); when an entry of a lower tier scored more
+    than the last entry of the tier above, that tier is scaled down as a whole, so the shown scores
+    never rise down the list."""
+    tiers: dict[int, list[float]] = {}
+    for score in scores:
+        tier = int(score // bestmatch.TIER) if score >= bestmatch.TIER else 0
+        tiers.setdefault(tier, []).append(score - tier * bestmatch.TIER)
+    shown: list[float] = []
+    for tier in sorted(tiers, reverse=True):
+        group = tiers[tier]
+        if shown and group and max(group) >= shown[-1] > 0:
+            factor = 0.999 * shown[-1] / max(group)
+            group = [s * factor for s in group]
+        shown += group
+    return shown
 
 
 def _top(searcher, query: Query, limit: int):

@@ -1,0 +1,165 @@
+"""Best match (search/bestmatch.py) and the MTG term tables (search/terms.py), on real rulings."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+
+import pytest
+
+from ingest.errors import QueryError
+from search import bestmatch, index, query
+from search.analysis import fold
+
+
+def ids(folder, text, **kwargs):
+    return [hit["id"] for hit in query.search(folder, text, limit=kwargs.pop("limit", 200), **kwargs)]
+
+
+def hits(folder, text, limit=200, **filters):
+    return query.search(folder, text, query.Filters(**filters), limit=limit)
+
+
+# ---------------------------------------------------------------- coordination and what is required
+
+
+def test_a_question_finds_what_its_words_find(real_index):
+    """Question words are never required: the question ranks the rulings holding its content words."""
+    found = hits(real_index, "can I respond to proliferate?", limit=10)
+    assert found and "proliferate" in found[0]["mechanics"]
+    assert sum("proliferate" in h["mechanics"] for h in found[:5]) >= 2
+    assert any(re.search(r"respon", h["text"], re.I) for h in found[:5])
+    assert query.search(real_index, "can I respond to proliferate", every_word=True) == []
+
+
+def test_entries_with_every_word_come_first(real_index):
+    """Every entry holding all the content words ranks above every entry that lacks one of them."""
+    every = set(ids(real_index, "trample damage lang:en", every_word=True, limit=100_000))
+    ranked = ids(real_index, "trample damage lang:en", limit=100_000)
+    assert len(every) == 23 and set(ranked[:len(every)]) == every and len(ranked) > 500
+    scores = [h["score"] for h in hits(real_index, "trample damage", limit=100_000)]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_more_words_rank_above_fewer(real_index):
+    """Among partial matches, entries holding two of three words rank, as a rule, above those holding one."""
+    words = ["sacrifice", "token", "flying"]
+    holding = {w: set(ids(real_index, f"{w} lang:en", every_word=True, limit=100_000)) for w in words}
+    ranked = ids(real_index, " ".join(words) + " lang:en", limit=100_000)
+    count = {i: sum(i in holding[w] for w in words) for i in ranked}
+    two = [r for r, i in enumerate(ranked) if count[i] == 2]
+    one = [r for r, i in enumerate(ranked) if count[i] == 1]
+    assert two and one and sorted(two)[len(two) // 2] < sorted(one)[len(one) // 2]
+    assert min(one) > min(two)
+
+
+def test_plus_word_minus_word_and_phrase_keep_their_meaning(real_index):
+    required = hits(real_index, "+trample deathtouch", limit=100_000)
+    assert required and all("trampl" in (h["text"] + " ".join(v["text"] for v in h["variants"])).lower()
+                            or "trample" in h["mechanics"] for h in required)
+    excluded = hits(real_index, "deathtouch -trample", limit=100_000)
+    assert excluded and not any("trample" in h["text"].lower() for h in excluded)
+    assert ids(real_index, "deathtouch -trample", limit=100_000) == ids(real_index, "deathtouch NOT trample",
+                                                                         limit=100_000)
+    phrase = hits(real_index, '"first strike" damage', limit=100_000)
+    assert phrase and all("first strike" in (h["text"] + " ".join(v["text"] for v in h["variants"])).lower()
+                          or "first-strike" in h["mechanics"] for h in phrase)
+    anded = set(ids(real_index, "trample AND deathtouch", limit=100_000))
+    assert anded == set(ids(real_index, "trample deathtouch", every_word=True, limit=100_000))
+
+
+def test_filters_select_and_never_reorder(real_index):
+    plain = [h for h in hits(real_index, "respond proliferate", limit=100_000) if h["lang"] == "en"]
+    filtered = hits(real_index, "respond proliferate lang:en", limit=100_000)
+    assert [h["id"] for h in filtered] == [h["id"] for h in plain]
+
+
+def test_symbols_and_pt_stay_precise(real_index):
+    """A P/T modifier or a symbol typed is required: +1/+1 never brings -1/-1 rulings."""
+    found = hits(real_index, "+1/+1 counter dies", limit=100_000)
+    assert found and all("+1/+1" in h["text"] or any("+1/+1" in v["text"] for v in h["variants"])
+                         for h in found if h["lang"] == "en")
+
+
+# ---------------------------------------------------------------- mechanics, syntax, languages
+
+
+def test_a_mechanic_word_ranks_its_rulings_above_card_names(real_index):
+    """``crew`` ranked the card Rowdy Crew's rulings above the crew mechanic's."""
+    top = hits(real_index, "crew", limit=5)
+    assert all("crew" in h["mechanics"] for h in top)
+
+
+def test_prefix_and_fuzzy_words(real_index):
+    assert hits(real_index, "prolif*", limit=5)[0]["mechanics"] == ["proliferate"] or \
+        "proliferate" in hits(real_index, "prolif*", limit=5)[0]["mechanics"]
+    assert "proliferate" in hits(real_index, "prolifirate~", limit=5)[0]["mechanics"]
+
+
+@pytest.mark.parametrize("text, message", [("flying^5", "boosts"), ("text:flying", "no field 'text'"),
+                                           ("fly*ing", "wildcard")])
+def test_unsupported_syntax_is_one_line(real_index, text, message):
+    with pytest.raises(QueryError, match=message):
+        query.search(real_index, text)
+
+
+def test_english_words_find_rulings_written_only_in_chinese_after_english_ones(real_index):
+    """``shield counter``: the shield-counter rulings are in Chinese only; found through the mechanic's
+    tag, after every English entry."""
+    found = hits(real_index, "shield counter", limit=100_000)
+    langs = [h["lang"] for h in found]
+    chinese = [i for i, lang in enumerate(langs) if lang.startswith("zh")]
+    assert any("shield-counters" in found[i]["mechanics"] for i in chinese)
+    assert chinese and min(chinese) > max(i for i, lang in enumerate(langs) if lang == "en")
+    assert not [h for h in hits(real_index, "shield counter", lang="en", limit=100_000) if h["lang"] != "en"]
+
+
+def test_chinese_questions_and_player_words(real_index):
+    found = hits(real_index, "能不能回应增殖？", limit=5)
+    assert found and all("proliferate" in h["mechanics"] for h in found)
+    assert any("进入战场" in h["text"] for h in hits(real_index, "进场", limit=20))
+
+
+def test_chinese_query_cut_by_the_index_words(real_index):
+    """A query is cut into the words the index holds (longest first), without jieba."""
+    with index.searcher(real_index) as searcher:
+        vocabulary = query.chinese_vocabulary(searcher.reader())
+    assert {"战场", "牌库", "增殖"} <= vocabulary.keys()
+    units = [u for u, _ in bestmatch.word_units(["牌庫頂的牌进入战场"], vocabulary)]       # Traditional too
+    assert "".join(units) == "牌库顶的牌进入战场" and "战场" in units
+    assert all(unit in vocabulary for unit in units if len(unit) > 1)
+
+
+def test_shown_scores_never_rise():
+    every, same = bestmatch.ALL_WORDS + bestmatch.SAME_LANGUAGE, bestmatch.SAME_LANGUAGE
+    assert query.shown_scores([every + 5.0, every + 2.0, same + 7.0, same + 1.0, 3.0]) == \
+        [5.0, 2.0, pytest.approx(2.0 * 0.999), pytest.approx(1.0 * 2.0 * 0.999 / 7.0),
+         pytest.approx(2.0 * 0.999 * 0.999 / 7.0)]
+
+
+# ---------------------------------------------------------------- the term tables, row by row
+
+
+def _rows():
+    for name in ("player-words.json", "obsolete-terms.json"):
+        for row in json.loads(resources.files("search").joinpath("data", name).read_text("utf-8"))["rows"]:
+            yield pytest.param(row, id=f"{name.split('-')[0]}:{' '.join(row['terms'])}")
+
+
+@pytest.mark.parametrize("row", list(_rows()))
+def test_each_table_row_searches_its_meanings(real_index, row):
+    """The row's terms typed as a query search every meaning as a clause standing for them; where the
+    real rulings hold a meaning but never the terms, such a ruling is found."""
+    typed = ("" if row["lang"] == "zh" else " ").join(row["terms"])
+    with index.searcher(real_index) as searcher:
+        built = query.best_match(searcher, typed, query._empty_fields(searcher.reader()))
+    best = query._best_of(built)
+    assert best is not None and len(best.covers) >= len(row["means"])
+    literal = re.compile(re.escape(typed), re.I)
+    for meaning in row["means"]:
+        holding = [e for e in index.all_entries(real_index)
+                   if fold(meaning) in fold(e["text"]) and not literal.search(e["text"])]
+        if holding:
+            found = {h["id"] for h in hits(real_index, typed, limit=100_000)}
+            assert found & {e["id"] for e in holding}, meaning
