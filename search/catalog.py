@@ -60,7 +60,7 @@ CORPUS = "corpus.pkl"
 STATE_VERSION = 4
 # How an update carries the live generation's files into the next (search/folder.py next_generation):
 # these are only ever replaced (pickles and summary by rename, Whoosh segments by new files) ...
-LINKED = (STATE, CORPUS, SUMMARY, index.WHOOSH_DIR, index.SPELLING)
+LINKED = (STATE, CORPUS, SUMMARY, index.WHOOSH_DIR, index.SPELLING, index.ZH_WORDS)
 # ... and SQLite writes its file in place.
 COPIED = (RULINGS_DB,)
 

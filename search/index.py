@@ -791,8 +791,56 @@ def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
             added += 1
     vocabulary |= writer.spelling_words()
     _write_spelling(index_dir, vocabulary)
+    _write_zh_words(index_dir, ix)
     _forget(index_dir)
     return added
+
+
+# The Chinese words of the index beside the Whoosh folder: UTF-8, "word<TAB>document frequency" per line.
+ZH_WORDS = "zh-words.txt"
+
+
+def _write_zh_words(index_dir: Path, ix) -> None:
+    """Replace the ZH_WORDS file of the generation folder with the text_zh terms of Han characters of
+    the committed index and their document frequencies (search/bestmatch.py cuts queries with them)."""
+    lines = []
+    with ix.reader() as reader:
+        if "text_zh" in reader.schema:
+            for term, info in reader.iter_field("text_zh"):
+                word = term.decode("utf-8") if isinstance(term, bytes) else term
+                if word and all("\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff" for c in word):
+                    lines.append(f"{word}\t{info.doc_frequency()}\n")
+    path = index_dir / ZH_WORDS
+    part = path.with_name(path.name + ".part")
+    part.write_text("".join(lines), "utf-8")
+    os.replace(part, path)
+
+
+def zh_words(index_dir: Path) -> dict[str, int] | None:
+    """The ZH_WORDS table of the live generation (word -> document frequency), read once per file;
+    None for an index written before the file existed (the caller reads the lexicon instead)."""
+    path = index_folder.live(index_dir) / ZH_WORDS
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return None
+    kept = _ZH_WORDS.get(str(path))
+    if kept is None or kept[0] != stamp:
+        try:
+            text = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise DamagedIndex(f"{path}: cannot be read ({type(err).__name__}); "
+                               "run 'rulings ingest --rebuild' with your sources") from None
+        table = {}
+        for line in text.splitlines():
+            word, _, frequency = line.partition("\t")
+            table[word] = int(frequency) if frequency.isdigit() else 1
+        _ZH_WORDS.clear()
+        kept = _ZH_WORDS[str(path)] = (stamp, table)
+    return kept[1]
+
+
+_ZH_WORDS: dict[str, tuple[int, dict[str, int]]] = {}
 
 
 def _write_spelling(index_dir: Path, words: set[str]) -> None:

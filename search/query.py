@@ -607,9 +607,11 @@ def _searchable_fields(query: Query) -> set[str]:
 # ---------------------------------------------------------------- best match
 
 
-def best_match(searcher, text: str, empty: frozenset[str] = frozenset()) -> Query | None:
+def best_match(searcher, text: str, empty: frozenset[str] = frozenset(), index_dir: Path | None = None
+               ) -> Query | None:
     """The best-match query of a plain query (search/bestmatch.py), or None when the parser reads the
-    text whole (parentheses, operator words, no plain word). Raises QueryError as parse() does."""
+    text whole (parentheses, operator words, no plain word). index_dir: where the index's Chinese
+    words are kept (index.zh_words; the lexicon is read when None). Raises QueryError as parse() does."""
     if len(text) > 2000 or not bestmatch.plain(text):
         return None
     found = bestmatch.items(text)
@@ -617,7 +619,10 @@ def best_match(searcher, text: str, empty: frozenset[str] = frozenset()) -> Quer
         return None
     schema = searcher.schema
     made_by = cached_parser(schema)
-    vocabulary = chinese_vocabulary(searcher.reader())
+    vocabulary = {}
+    if bestmatch._HAN.search(text):
+        vocabulary = (index.zh_words(index_dir) if index_dir is not None else None) \
+            or chinese_vocabulary(searcher.reader())
     units = _units(searcher, made_by, bestmatch.word_units(found.words, vocabulary), vocabulary, empty)
     if not units:
         return None
@@ -701,7 +706,7 @@ def _chinese_clause(word: str, vocabulary: dict[str, int], made_by, empty: froze
         japanese = made_by.term_query("text_cjk", word, Term, boost=index.searched_fields()["text_cjk"])
         clauses += [japanese] if japanese is not None else []
     if len(word) >= 2:
-        longer = sorted(w for w in vocabulary if word in w and w != word)[:30]
+        longer = sorted(w for w in _containing(vocabulary, word[:2]) if word in w and w != word)[:30]
         clauses += [Term("text_zh", w, boost=0.7) for w in longer]
     return Or(clauses)
 
@@ -739,6 +744,22 @@ def _meaning_clause(text: str, meaning, vocabulary: dict[str, int], empty: froze
     made = [bestmatch.phrase_of(name, text, meaning.near + 1, 1.0) for name in fields]
     made = [q for q in made if q is not None]
     return (Or(made) if len(made) > 1 else made[0]) if made else None
+
+
+def _containing(vocabulary: dict[str, int], pair: str) -> list[str]:
+    """The vocabulary's words holding a pair of characters (made once per vocabulary)."""
+    pairs = _PAIRS.get(id(vocabulary))
+    if pairs is None or pairs[0] is not vocabulary:
+        table: dict[str, list[str]] = {}
+        for word in vocabulary:
+            for at in range(len(word) - 1):
+                table.setdefault(word[at:at + 2], []).append(word)
+        _PAIRS.clear()
+        pairs = _PAIRS[id(vocabulary)] = (vocabulary, table)
+    return pairs[1].get(pair, [])
+
+
+_PAIRS: dict[int, tuple] = {}
 
 
 def chinese_vocabulary(reader) -> dict[str, int]:
@@ -780,7 +801,7 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
         if has_text:
             reader = searcher.reader()
             empty = _empty_fields(reader)
-            query = (None if every_word else best_match(searcher, text, empty)) \
+            query = (None if every_word else best_match(searcher, text, empty, index_dir)) \
                 or parse(searcher.schema, text, empty)
             best = _best_of(query)
             query = without_empty_fields(query, reader)
