@@ -232,18 +232,19 @@ def bare(word: str) -> str:
     return word.strip(_PUNCTUATION)
 
 
-def chinese_units(run: str, vocabulary: dict[str, int]) -> list[str]:
+def chinese_units(run: str, vocabulary: dict[str, int], without: str = "") -> list[str]:
     """A run of Han characters cut into words as the index's texts were: the cut whose words are most
     likely by their document frequencies in the index (a unigram model over the index's own words,
     up to 6 characters; a table word of search/terms.py or a function word counts as the most
     common word; a character the index lacks as rare). The query's pieces are then those of the texts (jieba cut them
-    at ingest, with their sub-words), without loading jieba for a query."""
+    at ingest, with their sub-words), without loading jieba for a query. without: a word not to
+    use (a card name, to cut it into the words of the texts)."""
     tables = _table_words()
     total = sum(vocabulary.values()) + 1
     common = max(vocabulary.values(), default=1)
 
     def cost(piece: str) -> float | None:
-        frequency = common if piece in tables else vocabulary.get(piece, 0)
+        frequency = 0 if piece == without else common if piece in tables else vocabulary.get(piece, 0)
         if not frequency and len(piece) > 1:
             return None
         return -math.log((frequency + 0.5) / total)

@@ -803,17 +803,28 @@ ZH_WORDS = "zh-words.txt"
 def _write_zh_words(index_dir: Path, ix) -> None:
     """Replace the ZH_WORDS file of the generation folder with the text_zh terms of Han characters of
     the committed index and their document frequencies (search/bestmatch.py cuts queries with them)."""
-    lines = []
     with ix.reader() as reader:
-        if "text_zh" in reader.schema:
-            for term, info in reader.iter_field("text_zh"):
-                word = term.decode("utf-8") if isinstance(term, bytes) else term
-                if word and all("\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff" for c in word):
-                    lines.append(f"{word}\t{info.doc_frequency()}\n")
+        words = han_terms(reader)
+    lines = [f"{word}\t{frequency}\n" for word, frequency in sorted(words.items())]
     path = index_dir / ZH_WORDS
     part = path.with_name(path.name + ".part")
     part.write_text("".join(lines), "utf-8")
     os.replace(part, path)
+
+
+def han_terms(reader) -> dict[str, int]:
+    """The terms of Han characters of text_zh (jieba's words and sub-words of the texts) and of the card
+    names (a Chinese card name is one term of ``cards``) with their document frequencies (the larger
+    where a word is both)."""
+    found: dict[str, int] = {}
+    for field in ("text_zh", "cards"):
+        if field not in reader.schema:
+            continue
+        for term, info in reader.iter_field(field):
+            word = term.decode("utf-8") if isinstance(term, bytes) else term
+            if word and all("\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff" for c in word):
+                found[word] = max(found.get(word, 0), info.doc_frequency())
+    return found
 
 
 def zh_words(index_dir: Path) -> dict[str, int] | None:

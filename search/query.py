@@ -702,6 +702,10 @@ def _chinese_clause(word: str, vocabulary: dict[str, int], made_by, empty: froze
     some (text_cjk bigrams); a word of two or more characters also finds the index's words that
     contain it (牌库 in 牌库顶), with less weight."""
     clauses: list[Query] = [Term("text_zh", word), Term("cards", word)]
+    if len(word) >= 3:              # a card name: also its pieces as the texts were cut, together
+        pieces = bestmatch.chinese_units(word, vocabulary, without=word)
+        if 1 < len(pieces) < len(word):
+            clauses.append(Phrase("text_zh", pieces, boost=0.7))
     if "text_cjk" not in empty:
         japanese = made_by.term_query("text_cjk", word, Term, boost=index.searched_fields()["text_cjk"])
         clauses += [japanese] if japanese is not None else []
@@ -763,17 +767,11 @@ _PAIRS: dict[int, tuple] = {}
 
 
 def chinese_vocabulary(reader) -> dict[str, int]:
-    """The words of Han characters the index holds in text_zh (jieba's words and sub-words of the
-    texts) with their document frequencies, read once per reader."""
+    """The words of Han characters the index holds (index.han_terms: text_zh and card names) with their
+    document frequencies, read once per reader."""
     found = reader.__dict__.get("_rulings_zh_words")
     if found is None:
-        found = {}
-        if "text_zh" in reader.schema and reader.field_length("text_zh"):
-            for term, info in reader.iter_field("text_zh"):
-                word = term.decode("utf-8") if isinstance(term, bytes) else term
-                if bestmatch._HAN.fullmatch(word):
-                    found[word] = info.doc_frequency()
-        reader.__dict__["_rulings_zh_words"] = found
+        found = reader.__dict__["_rulings_zh_words"] = index.han_terms(reader)
     return found
 
 
