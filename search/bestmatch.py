@@ -70,6 +70,7 @@ class Unit:
     content: bool
     idf: float = 1.0
     chinese: bool = False
+    text: str = ""
 
 
 class BestMatch(CompoundQuery):
@@ -348,6 +349,53 @@ def _mechanic_names() -> dict[str, str]:
         for zh in mechanic.get("zh", ()):
             names.setdefault(zh, mechanic["id"])
     return names
+
+
+def card_name_spans(units: list[tuple[str, bool]]) -> list[tuple[int, int, Query]]:
+    """(first unit, end unit, clause) of each run of units naming a card whose name the project knows
+    in the other language (ingest/data/zh_card_names.json, from MTGJSON's foreignData): an English name
+    of up to 8 words finds the card's Chinese name in ``cards``, a Chinese name its English name."""
+    english, chinese = _card_names()
+    spans, at = [], 0
+    while at < len(units):
+        for size in range(min(8, len(units) - at), 0, -1):
+            words = units[at:at + size]
+            if len(words) == 1 and words[0][1]:
+                other = chinese.get(words[0][0])
+                clause = Phrase("cards", other) if other and len(other) > 1 else \
+                    (Term("cards", other[0]) if other else None)
+            elif not any(z for _, z in words) and (size > 1 or len(words[0][0]) > 3):
+                other = english.get(" ".join(fold(w) for w, _ in words))
+                clause = Or([Term("cards", name) for name in other]) if other else None
+            else:
+                clause = None
+            if clause is not None:
+                spans.append((at, at + size, clause))
+                at += size
+                break
+        else:
+            at += 1
+    return spans
+
+
+@lru_cache(maxsize=1)
+def _card_names() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(folded English card name -> Chinese names, Chinese name -> the English name's folded words)."""
+    import json
+    from importlib import resources
+    raw = json.loads(resources.files("ingest").joinpath("data/zh_card_names.json").read_text("utf-8"))
+    english: dict[str, list[str]] = {}
+    chinese: dict[str, list[str]] = {}
+    for names in raw.values():
+        for zh, en in names.items():
+            words = [w for w, *_ in terms(en, stemming=False, joined=False)]
+            if not words:
+                continue
+            english.setdefault(" ".join(words), [])
+            if zh not in english[" ".join(words)]:
+                english[" ".join(words)].append(zh)
+            chinese.setdefault(zh, words)
+    return english, chinese
 
 
 def idf(searcher, clause: Query) -> float:

@@ -666,7 +666,8 @@ def _units(searcher, made_by, words: list[tuple[str, bool]], vocabulary: dict[st
         if chinese:
             clause = _chinese_clause(word, vocabulary, made_by, empty)
         elif bestmatch.WILDCARD.fullmatch(word) or bestmatch.FUZZY.fullmatch(word):
-            units.append(bestmatch.Unit((word,), _expanded_clause(word, empty), 1.0, True, math.log(1 + 100)))
+            units.append(bestmatch.Unit((word,), _expanded_clause(word, empty), 1.0, True, math.log(1 + 100),
+                                        text=word))
             continue
         else:
             found = _word_clauses(made_by).get((word, empty))
@@ -680,7 +681,7 @@ def _units(searcher, made_by, words: list[tuple[str, bool]], vocabulary: dict[st
         function = bestmatch.is_function_word(fold(word) if not chinese else word)
         units.append(bestmatch.Unit(bestmatch.unit_key(word, chinese), clause,
                                     bestmatch.FUNCTION_WEIGHT if function else 1.0, not function,
-                                    bestmatch.idf(searcher, clause), chinese))
+                                    bestmatch.idf(searcher, clause), chinese, word))
     return units
 
 
@@ -729,11 +730,15 @@ def _covers(units: list[bestmatch.Unit], vocabulary: dict[str, int], empty: froz
                     covers.append(tuple(range(start, end)))
                     clauses.append(clause)
                     weights.append(bestmatch.MEANING_WEIGHT)
-    words = [(u.key[0] if u.chinese else u.key[0], u.chinese) for u in units]
+    words = [(u.text, u.chinese) for u in units]
     for start, end, mechanic in bestmatch.mechanic_spans(words):
         covers.append(tuple(range(start, end)))
         clauses.append(Term("mechanics", mechanic))
         weights.append(bestmatch.MECHANIC_WEIGHT)
+    for start, end, clause in bestmatch.card_name_spans(words):
+        covers.append(tuple(range(start, end)))
+        clauses.append(clause)
+        weights.append(bestmatch.MEANING_WEIGHT)
     return covers, clauses, weights
 
 

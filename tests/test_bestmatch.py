@@ -163,3 +163,15 @@ def test_each_table_row_searches_its_meanings(real_index, row):
         if holding:
             found = {h["id"] for h in hits(real_index, typed, limit=100_000)}
             assert found & {e["id"] for e in holding}, meaning
+
+
+def test_card_names_across_languages(real_index):
+    """An English card name finds the card's Chinese rulings (after the English ones) and a Chinese name
+    its English rulings, through ingest/data/zh_card_names.json."""
+    english = hits(real_index, "Lifecrafter's Gift", limit=100_000)
+    chinese_at = [i for i, h in enumerate(english) if h["lang"].startswith("zh")]
+    assert chinese_at and all(english[i]["cards"] == ["铸生匠赋礼"] for i in chinese_at)
+    assert min(chinese_at) > max(i for i, h in enumerate(english) if h["lang"] == "en")
+    found = hits(real_index, "铸生匠赋礼", limit=100_000)
+    assert found[0]["cards"] == ["铸生匠赋礼"]
+    assert any(h["lang"] == "en" and h["cards"] == ["Lifecrafter's Gift"] for h in found)
