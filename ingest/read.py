@@ -31,7 +31,7 @@ from typing import Callable, Iterable, Iterator
 
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling
-from ingest.readers import docx, gatherer, jsonl, jsontext, mtgjson, pdf, scryfall, text
+from ingest.readers import docx, encoding, gatherer, jsonl, jsontext, mtgjson, pdf, scryfall, text
 
 # Order matters: the first reader whose looks_like() accepts the head wins. jsonl (our own
 # export) goes first: its entries hold card and set keys the JSON readers would claim.
@@ -217,7 +217,10 @@ def read_file(path: Path) -> FileResult:
 
     A file is rejected (with the reason) when it takes longer than READ_SECONDS to read, when it is nested deeper than Python's
     recursion limit allows, or when reading it runs out of memory. An empty file
-    is skipped. Raises OSError only when the file cannot be opened at all.
+    is skipped. Every text field of every ruling, and the card names, lose their lone
+    surrogates; the warnings a reader notes
+    (ingest/readers/encoding.py: bad bytes replaced, naming their offsets) are added to every
+    ruling of the file. Raises OSError only when the file cannot be opened at all.
     """
     with open(path, "rb") as handle:
         head = handle.read(HEAD_BYTES)
@@ -227,8 +230,11 @@ def read_file(path: Path) -> FileResult:
         return result
     limit = READ_SECONDS
     try:
-        with time_limit(limit):
+        with time_limit(limit), encoding.collecting() as notes:
             _read_into(result, path, head)
+            if notes and result.rulings:
+                for ruling in result.rulings:
+                    ruling.warnings += tuple(notes)
     except ReadTimeout:
         result.rulings, result.rejected = [], f"took longer than {limit:g} s to read (the limit per file)"
     except RecursionError:
@@ -257,16 +263,17 @@ def _read_into(result: FileResult, path: Path, head: bytes) -> None:
     except ReadError as err:
         result.rejected = err.reason
     for ruling in result.rulings:
-        _replace_lone_surrogates(ruling)
-    if any(_LONE_SURROGATE.search(key + name) for key, name in result.card_names.items()):
-        result.card_names = {without_lone_surrogates(key): without_lone_surrogates(name)
-                             for key, name in result.card_names.items()}
+        _clean_text_fields(ruling)
+    if any(_UNCLEAN.search(key + name) for key, name in result.card_names.items()):
+        result.card_names = {clean_text(key): clean_text(name) for key, name in result.card_names.items()}
     if not result.rulings and not (result.skipped or result.rejected):
         result.skipped = "holds no rulings"
 
 
 # A UTF-16 surrogate: in a str only from a JSON source's "\ud800" escape (decoding UTF-8 never makes one).
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# What clean_text() changes: a surrogate.
+_UNCLEAN = _LONE_SURROGATE
 
 
 def without_lone_surrogates(text: str) -> str:
@@ -276,12 +283,19 @@ def without_lone_surrogates(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
-def _replace_lone_surrogates(ruling: Ruling) -> None:
-    """Replace the surrogates in every text field of a ruling (without_lone_surrogates), in place."""
+def clean_text(text: str) -> str:
+    """text without lone surrogates (without_lone_surrogates)."""
+    if _LONE_SURROGATE.search(text):
+        text = without_lone_surrogates(text)
+    return text
+
+
+def _clean_text_fields(ruling: Ruling) -> None:
+    """clean_text() on every text field of a ruling, in place."""
     for name in _TEXT_FIELDS:
         value = getattr(ruling, name)
-        if value and _LONE_SURROGATE.search(value):
-            setattr(ruling, name, without_lone_surrogates(value))
+        if value and isinstance(value, str) and _UNCLEAN.search(value):
+            setattr(ruling, name, clean_text(value))
 
 
 _TEXT_FIELDS = ("text", "card", "set_code", "oracle_id", "publisher", "date", "declared_lang", "entry_id")
