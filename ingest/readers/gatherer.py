@@ -7,7 +7,8 @@ and symbol images (``Image.ashx?name=R&type=symbol``) become their ``{R}`` symbo
 a word and a tag's text that touch across the tag boundary are kept apart by a space.
 The card name is every ``Card Name:`` row of the page joined with `` // `` (a
 double-faced card's page shows both faces and carries the rulings of the whole card).
-The page's bytes are decoded as every text-based
+The text of ``<script>``, ``<style>`` and ``<template>`` elements and of comments is never
+ruling text (a browser shows none of it). The page's bytes are decoded as every text-based
 reader decodes them (ingest/readers/encoding.py: a stray byte in a UTF-8 page is replaced, with a
 warning, instead of the whole page being read as cp1252); a page that declares another charset in
 its ``<meta>`` and is not UTF-8 is left to BeautifulSoup's own detection.
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import parse_qs, urlparse
 
-from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
+from bs4 import BeautifulSoup, CData, NavigableString, Tag, XMLParsedAsHTMLWarning
 
 from ingest.dates import source_date
 from ingest.errors import NoRulings, ReadError
@@ -34,6 +35,8 @@ FORMAT = "gatherer"
 
 _MARKERS = (b"ClientIDs.", b"gatherer.wizards.com", b"rulingsRepeater", b"Card/Details.aspx")
 _BLOCK_TAGS = {"br", "p", "div", "li", "tr", "td"}
+_HIDDEN_TAGS = {"script", "style", "template"}   # content a browser never shows as text
+_TEXT_STRINGS = (NavigableString, CData)         # exact types: not Comment, Script, Stylesheet, Doctype, ...
 _CHARSET = re.compile(rb"<meta[^>]*charset\s*=\s*[\"']?\s*([\w.:-]+)", re.I)
 _TAG_START, _TAG_END = "\x00<", "\x00>"   # markers of inline tag boundaries in cell_text()
 # Gatherer symbol names (Image.ashx?name=...) that are not written as themselves.
@@ -120,7 +123,8 @@ def set_code_of(soup: BeautifulSoup) -> str | None:
 
 
 def cell_text(cell: Tag) -> str:
-    """The text of a ruling cell: tags become their text, symbol images their ``{…}`` symbol."""
+    """The text of a ruling cell: tags become their text, symbol images their ``{…}`` symbol; scripts,
+    styles, templates and comments give nothing."""
     parts: list[str] = []
     _collect(cell, parts)
     return " ".join(_join(parts).split())
@@ -129,8 +133,11 @@ def cell_text(cell: Tag) -> str:
 def _collect(node: Tag, parts: list[str]) -> None:
     for child in node.children:
         if isinstance(child, NavigableString):
-            parts.append(str(child))
+            if type(child) in _TEXT_STRINGS:
+                parts.append(str(child))
         elif isinstance(child, Tag):
+            if child.name in _HIDDEN_TAGS:
+                continue
             if child.name == "img":
                 parts.append(symbol(child))
             elif child.name in _BLOCK_TAGS:
