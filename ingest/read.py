@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from ingest.controls import without_controls
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling
 from ingest.readers import docx, encoding, gatherer, jsonl, jsontext, mtgjson, pdf, scryfall, text
@@ -217,8 +218,8 @@ def read_file(path: Path) -> FileResult:
 
     A file is rejected (with the reason) when it takes longer than READ_SECONDS to read, when it is nested deeper than Python's
     recursion limit allows, or when reading it runs out of memory. An empty file
-    is skipped. Every text field of every ruling, and the card names, lose their lone
-    surrogates; the warnings a reader notes
+    is skipped. Every text field of every ruling, and the card names, lose their control
+    characters (ingest/controls.py) and lone surrogates; the warnings a reader notes
     (ingest/readers/encoding.py: bad bytes replaced, naming their offsets) are added to every
     ruling of the file. Raises OSError only when the file cannot be opened at all.
     """
@@ -272,8 +273,8 @@ def _read_into(result: FileResult, path: Path, head: bytes) -> None:
 
 # A UTF-16 surrogate: in a str only from a JSON source's "\ud800" escape (decoding UTF-8 never makes one).
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-# What clean_text() changes: a surrogate.
-_UNCLEAN = _LONE_SURROGATE
+# What clean_text() changes: a surrogate, or a control character other than newline and tab.
+_UNCLEAN = re.compile("[\ud800-\udfff\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def without_lone_surrogates(text: str) -> str:
@@ -284,10 +285,11 @@ def without_lone_surrogates(text: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    """text without lone surrogates (without_lone_surrogates)."""
+    """text without lone surrogates (without_lone_surrogates) and control characters (but newline and
+    tab; ingest/controls.py without_controls)."""
     if _LONE_SURROGATE.search(text):
         text = without_lone_surrogates(text)
-    return text
+    return without_controls(text)
 
 
 def _clean_text_fields(ruling: Ruling) -> None:

@@ -16,6 +16,10 @@ Determinism: the same index gives byte-identical output. The ``created`` time
 of the metadata is the index's last ingest time (``summary.json``), never the
 clock. Output is UTF-8 text with ``\\n`` line ends whatever the locale.
 
+Control characters (ingest/controls.py): removed from every text of every format (newline and tab
+kept, which each format can hold), so that an index made before they were removed at reading still
+gives clean files; json and jsonl escape DEL and C1 as ``\\u00XX`` should any remain.
+
 Metadata (PRODUCT.md): the JSONL export's first line is
 ``{"meta": {"selected", "created", "sources", "entries", "variants"}}``; md and
 html open with a header saying the same; json is a plain array of entries and
@@ -32,6 +36,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ingest.controls import escape_json_controls, without_controls
 from search import index, query
 from search.analysis import card_key
 
@@ -115,13 +120,13 @@ def render(entries: list[dict], fmt: str, selection: Selection | None = None, cr
     group_by (md, html): one of GROUPS; variants (csv): one row per variant.
     """
     selection = selection or Selection()
-    entries = sorted(entries, key=export_order)
-    meta = metadata(entries, selection.to_dict(), created)
+    entries = sorted((printable_value(e) for e in entries), key=export_order)
+    meta = printable_value(metadata(entries, selection.to_dict(), created))
     if fmt == "jsonl":
         lines = [json.dumps(meta, ensure_ascii=False)] + [json.dumps(e, ensure_ascii=False) for e in entries]
-        return "\n".join(lines) + "\n"
+        return escape_json_controls("\n".join(lines) + "\n")
     if fmt == "json":
-        return json.dumps(entries, ensure_ascii=False, indent=1) + "\n"
+        return escape_json_controls(json.dumps(entries, ensure_ascii=False, indent=1) + "\n")
     if fmt == "csv":
         return to_csv(entries, variants)
     groups = grouped(entries, group_by, selection)
@@ -130,6 +135,18 @@ def render(entries: list[dict], fmt: str, selection: Selection | None = None, cr
     if fmt == "html":
         return to_html(groups, meta["meta"], group_by)
     raise ValueError(f"unknown export format {fmt!r}")
+
+
+def printable_value(value):
+    """A JSON-shaped value (dicts, lists, strings, numbers) with every string's control characters
+    removed but newline and tab (ingest/controls.py without_controls); values without any are kept."""
+    if isinstance(value, str):
+        return without_controls(value)
+    if isinstance(value, dict):
+        return {key: printable_value(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [printable_value(item) for item in value]
+    return value
 
 
 def to_csv(entries: list[dict], variants: bool) -> str:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 import click
 
+from ingest.controls import single_line
 from ingest.errors import RulingsError
-from search.commands.options import default_index, index_option
+from search.commands.options import default_index, index_option, json_text
 
 # The download code (httpx, rich) is imported by the command itself, so that other commands never pay for it.
 SOURCES = ("scryfall", "mtgjson")           # search/update.py SOURCES
@@ -51,7 +51,7 @@ def update(source, sets, base_url, timeout, fmt, index_dir):
     with client:
         report = updater.update(index_dir, source, tuple(sets), base_url, client=client, progress=Progress())
     if fmt == "json":
-        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=1))
+        click.echo(json_text(report.to_json()))
         return
     for line in report_lines(report):
         click.echo(line)
@@ -86,5 +86,5 @@ def report_lines(report) -> list[str]:
         else:
             lines.append(f"index unchanged: {figures['rulings']} rulings, {ingest.entries} entries")
         for item in figures["rejected"]:
-            lines.append(f"rejected: {item['path']}: {item['reason']}")
+            lines.append(single_line(f"rejected: {item['path']}: {item['reason']}"))
     return lines
