@@ -263,3 +263,23 @@ def test_real_corpus_jsonl_round_trip(runner, real_index, tmp_path):
     meta_before, meta_after = json.loads(before[0])["meta"], json.loads(after[0])["meta"]
     assert {k: meta_before[k] for k in ("sources", "entries", "variants")} == \
         {k: meta_after[k] for k in ("sources", "entries", "variants")}
+
+
+def test_csv_cells_never_start_a_spreadsheet_formula(runner, shared, tmp_path):
+    """Issue 21, item 9 (OWASP "CSV Injection"): a real UST ruling starts "+1/+1 counters and -1/-1
+    counters ..."; a spreadsheet reads a cell starting with = + - @ (or a tab or carriage return) as a
+    formula, so such a cell gets a leading apostrophe, which keeps the text readable."""
+    from ingest.read import read_file
+
+    ust = shared / "realdata/mtgjson3-sets/UST.json"
+    (plus,) = {r.text for r in read_file(ust).rulings if r.text.startswith("+")}
+    assert plus.startswith("+1/+1 counters and -1/-1 counters on permanents you control")
+    catalog.ingest(tmp_path / "ix", [ust])
+    for extra in ([], ["--variants"]):
+        rows = list(csv.reader(io.StringIO(export(runner, tmp_path / "ix", "--format", "csv", *extra))))
+        column = rows[0].index("text")
+        assert ["'" + plus] == [row[column] for row in rows[1:] if row[column].lstrip("'") == plus]
+        assert [cell for row in rows for cell in row if cell[:1] in ("=", "+", "-", "@", "\t", "\r")] == []
+    from search.export import csv_cell
+    assert [csv_cell(v) for v in ("=1+2", "@SUM(A1)", "-2+3", "\tx", "\rx", "＋1", "a=b", 0.97, 3)] == \
+        ["'=1+2", "'@SUM(A1)", "'-2+3", "'\tx", "'\rx", "'＋1", "a=b", "0.97", "3"]
