@@ -40,6 +40,7 @@ import httpx
 
 from ingest import __version__
 from ingest.errors import RulingsError
+from search import output
 from search.catalog import file_digest
 
 USER_AGENT = f"rulings/{__version__} (Magic: The Gathering rulings search; python-httpx/{httpx.__version__})"
@@ -303,10 +304,9 @@ class Cache:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write bytes to a hidden temporary file beside path, then rename it over path."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    """Write bytes to a hidden temporary file beside path, then rename it over path; a failed write
+    leaves path as it was and no temporary file (search/output.py write_atomic)."""
+    output.write_atomic(path, data)
 
 
 def open_data(path: Path) -> IO[bytes]:
