@@ -59,7 +59,7 @@ def update(source, sets, base_url, timeout, fmt, index_dir):
 
 def report_lines(report) -> list[str]:
     """The text report of a search/update.py UpdateReport: one line per download, the card names, the
-    files written, the ingest figures."""
+    files written and the notes on them, the ingest figures."""
     from rich.filesize import decimal
 
     lines = []
@@ -75,6 +75,7 @@ def report_lines(report) -> list[str]:
     if report.named is not None:
         lines.append(f"card names: {report.named[0]} of {report.named[1]} oracle ids named")
     lines.append(f"ingest files: {report.files_written} of {report.files_total} written")
+    lines.extend(single_line(f"note: {note}") for note in report.notes)
     ingest = report.ingest
     if ingest is not None:
         figures = ingest.to_json()
