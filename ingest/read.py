@@ -303,7 +303,8 @@ def _clean_text_fields(ruling: Ruling) -> None:
 _TEXT_FIELDS = ("text", "card", "set_code", "oracle_id", "publisher", "date", "declared_lang", "entry_id")
 
 
-def walk(path: Path, on_skip: Callable[[Path, str], None] | None = None) -> Iterable[Path]:
+def walk(path: Path, on_skip: Callable[[Path, str], None] | None = None,
+         on_error: Callable[[Path, str], None] | None = None) -> Iterable[Path]:
     """Yield the files under path (or path itself), sorted, skipping hidden entries.
 
     A symbolic link to a folder is never followed (so a link loop such as ``loop -> ..``
@@ -311,21 +312,45 @@ def walk(path: Path, on_skip: Callable[[Path, str], None] | None = None) -> Iter
     one, and each link that loops (``a -> b``, ``b -> a``), is passed to
     ``on_skip(link, reason)`` instead of being yielded. Other links to files are yielded
     like files (one that dangles then fails to open and is rejected by the caller).
+    A folder that cannot be listed (no permission to read it; path itself included) and
+    an entry whose kind cannot be told (no permission to look it up) are passed to
+    ``on_error(folder, reason)``, reason ``cannot be read (Permission denied)``; without
+    on_error they raise ReadError, so that no folder is passed over in silence.
     """
+    def unreadable(where: Path, err: OSError) -> None:
+        reason = f"cannot be read ({err.strerror or err})"
+        if on_error is None:
+            raise ReadError(str(where), reason)
+        on_error(where, reason)
+
     if not path.is_dir():
         yield path               # a file, or something else named directly (the caller rejects a FIFO, a device)
         return
-    for root, dirs, files in os.walk(path):
+    for root, dirs, files in os.walk(path, onerror=lambda err: unreadable(Path(err.filename or path), err)):
+        links: set[str] = set()
         for name in sorted(d for d in dirs if not d.startswith(".")):
             link = Path(root) / name
-            if on_skip is not None and link.is_symlink():
-                on_skip(link, link_reason(link))
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (Path(root) / d).is_symlink())
+            try:
+                is_link = link.is_symlink()
+            except OSError as err:
+                unreadable(link, err)
+                links.add(name)           # not entered: its kind is unknown
+                continue
+            if is_link:
+                links.add(name)
+                if on_skip is not None:
+                    on_skip(link, link_reason(link))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in links)
         for name in sorted(files):
             if name.startswith("."):
                 continue
             file = Path(root) / name
-            if file.is_symlink() and _loops(file):
+            try:
+                loops = file.is_symlink() and _loops(file)
+            except OSError as err:
+                unreadable(file, err)
+                continue
+            if loops:
                 if on_skip is not None:
                     on_skip(file, "symbolic link loop (the link never reaches a file)")
                 continue

@@ -427,7 +427,9 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
     re-processed (ingest/pipeline.py update_corpus). When nothing changed (and
     the index exists) nothing is written. Raises ReadError for a path that does
     not exist (nothing is changed then). Files named directly that cannot be
-    read are listed in ``named_failures``.
+    read, and folders named directly that cannot be listed, are listed in
+    ``named_failures``; a folder that cannot be listed is rejected, and the
+    sources remembered under it are kept.
 
     The update is atomic (search/folder.py): it holds the folder's writer lock
     (raises IndexBusy past the timeout) and builds a new generation that
@@ -483,10 +485,17 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
     listed: set[str] = set()                       # source keys already checked in this run
     for path in paths:
         seen = set()
+        unlisted: list[str] = []                   # folders that cannot be read: what they held stays
         def skip_link(link: Path, reason: str) -> None:
             files.append(FileResult(str(link), skipped=reason))    # a link to a folder, a link loop
 
-        for file in walk(path, on_skip=skip_link):
+        def reject_folder(where: Path, reason: str) -> None:
+            files.append(FileResult(str(where), rejected=reason))  # a folder (or entry) that cannot be read
+            unlisted.append(source_key(where).rstrip("/") + "/")
+            if where == path:
+                named_failures.append(f"{where}: {reason}")
+
+        for file in walk(path, on_skip=skip_link, on_error=reject_folder):
             if path.is_dir() and in_index_folder(file, path):
                 continue                           # our own index files are not ruling documents
             key = source_key(file)
@@ -497,7 +506,8 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
             checked.append((file, not path.is_dir(), check_source(file, state)))
         if path.is_dir():
             prefix = source_key(path).rstrip("/") + "/"
-            for key in [k for k in state.sources if k.startswith(prefix) and k not in seen]:
+            for key in [k for k in state.sources if k.startswith(prefix) and k not in seen
+                        and not k.startswith(tuple(unlisted))]:
                 removed.append(state.sources.pop(key))
     pending = [item for _, _, item in checked if isinstance(item, Pending)]
     if sum(p.size for p in pending) >= EARLY_WORKERS_BYTES:

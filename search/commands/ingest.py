@@ -68,4 +68,17 @@ def ingest(sources, rebuild, fmt, index_dir):
             click.echo(f"language mismatches: {len(summary['language_mismatches'])} "
                        "(declared language differs from the text's; detected language used)")
     if report.named_failures:
-        raise RulingsError(report.named_failures[0])
+        raise RulingsError(named_failures_line(report.named_failures))
+
+
+NAMED_SHOWN = 5     # failures named in the error line; the report above lists them all
+
+
+def named_failures_line(failures: list[str]) -> str:
+    """The one error line for the paths named on the command line that cannot be read: the failure
+    itself when there is one, else their count and the first NAMED_SHOWN ("path: reason") joined by "; "."""
+    if len(failures) == 1:
+        return failures[0]
+    shown = "; ".join(failures[:NAMED_SHOWN])
+    more = f"; and {len(failures) - NAMED_SHOWN} more (all in the report above)" if len(failures) > NAMED_SHOWN else ""
+    return f"{len(failures)} paths named cannot be read: {shown}{more}"
