@@ -367,3 +367,23 @@ def test_a_reader_that_dies_rejects_only_its_file(shared, tmp_path, monkeypatch)
     assert [(len(r.rulings), r.rejected) for r in results] == [
         (17, None), (0, "the reader process stopped while reading it (killed by signal 9)"), (9, None), (17, None)]
     assert [r.path for r in results] == [str(p) for p in seeds]
+
+
+def test_damaged_real_documents_give_every_ruling(shared, tmp_path, runner):
+    """The damaged folder of issue 21 (tests/hostile_files.py build_damaged; bench/hostile_memory.py
+    ingests it too): every file gives every ruling of its original, no output holds a control
+    character or the script's text."""
+    folder = tmp_path / "damaged"
+    expected = hostile_files.build_damaged(folder, shared)
+    index_dir = tmp_path / "ix"
+    done = runner.invoke(cli, ["ingest", str(folder), "--format", "json", "--index", str(index_dir)])
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.stdout)
+    assert (report["skipped"], report["rejected"]) == ([], [])
+    assert report["rulings"] == sum(n for _, n in expected.values()) == 1860
+    rows = json.loads(runner.invoke(cli, ["sources", "--format", "json", "--index", str(index_dir)]).stdout)
+    assert {Path(row["path"]).name: row["rulings"] for row in rows} == {name: n for name, (_, n) in expected.items()}
+    controls = {chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]} - {"\n", "\t"}
+    for fmt in ("jsonl", "csv", "md", "html"):
+        out = runner.invoke(cli, ["export", "--format", fmt, "--index", str(index_dir)]).stdout
+        assert not set(out) & controls and hostile_files.SCRIPT_TEXT not in out and "pwned" not in out
