@@ -40,7 +40,7 @@ from typing import Callable, Iterable, Iterator
 
 from ingest.controls import without_controls
 from ingest.errors import NoRulings, ReadError
-from ingest.model import Ruling
+from ingest.model import Ruling, Source
 from ingest.readers import docx, encoding, gatherer, jsonl, jsontext, mtgjson, pdf, scryfall, text
 
 # Order matters: the first reader whose looks_like() accepts the head wins. jsonl (our own
@@ -473,11 +473,15 @@ def clean_text(text: str) -> str:
 
 
 def _clean_text_fields(ruling: Ruling) -> None:
-    """clean_text() on every text field of a ruling, in place."""
+    """clean_text() on every text field of a ruling and on its source's path, in place (a file name
+    that is not UTF-8 holds lone surrogates, which no index, export or terminal can hold: each is shown
+    as U+FFFD; the catalog still knows the file by its real name)."""
     for name in _TEXT_FIELDS:
         value = getattr(ruling, name)
         if value and isinstance(value, str) and _UNCLEAN.search(value):
             setattr(ruling, name, clean_text(value))
+    if _UNCLEAN.search(ruling.source.path):
+        ruling.source = Source(clean_text(ruling.source.path), ruling.source.format)
 
 
 _TEXT_FIELDS = ("text", "card", "set_code", "oracle_id", "publisher", "date", "declared_lang", "entry_id")

@@ -466,7 +466,7 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
 
         def reject_folder(where: Path, reason: str) -> None:
             files.append(FileResult(str(where), rejected=reason))  # a folder (or entry) that cannot be read
-            unlisted.append(source_key(where).rstrip("/") + "/")
+            unlisted.append(source_key(where).rstrip("/"))
             if where == path:
                 named_failures.append(f"{where}: {reason}")
 
@@ -481,8 +481,9 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
             checked.append((file, not path.is_dir(), check_source(file, state)))
         if path.is_dir():
             prefix = source_key(path).rstrip("/") + "/"
+            kept = tuple(u + "/" for u in unlisted)   # what lies under a folder that cannot be read
             for key in [k for k in state.sources if k.startswith(prefix) and k not in seen
-                        and not k.startswith(tuple(unlisted))]:
+                        and k not in unlisted and not k.startswith(kept)]:
                 removed.append(state.sources.pop(key))
     pending = [item for _, _, item in checked if isinstance(item, Pending)]
     if sum(p.size for p in pending) >= EARLY_WORKERS_BYTES:

@@ -66,8 +66,10 @@ def test_unreadable_folder_named_directly_is_an_error(runner, docs, tmp_path, mo
 
 def test_unreadable_subfolder_is_rejected_and_keeps_what_it_gave(runner, docs, tmp_path, monkeypatch):
     index_dir = tmp_path / "ix"
+    (docs / "subway.txt").write_bytes((docs / "a.txt").read_bytes())      # beside sub, not in it
     first = ingest(runner, index_dir, docs)
-    assert first.exit_code == 0 and json.loads(first.stdout)["rulings"] == 28
+    assert first.exit_code == 0 and json.loads(first.stdout)["rulings"] == 45
+    (docs / "subway.txt").unlink()                                          # gone: its rulings go
     with unreadable(docs / "sub", monkeypatch):
         again = ingest(runner, index_dir, docs)
         text = runner.invoke(cli, ["ingest", str(docs), "--index", str(index_dir)])
@@ -109,3 +111,26 @@ def test_every_path_named_that_cannot_be_read_is_in_the_error(runner, docs, tmp_
     assert many.stderr == f"Error: 7 paths named cannot be read: {shown}; and 2 more (all in the report above)\n"
     one = ingest(runner, tmp_path / "ix", bad[0])
     assert one.stderr == f"Error: {bad[0]}: {reason}\n"
+
+
+def test_a_file_name_that_is_not_utf8_loses_nothing(shared, tmp_path):
+    """Found looking for siblings: a file whose name is not UTF-8 (its str holds lone surrogates) failed
+    the whole ingest with 'an argument holds bytes that are not UTF-8 text' (the index could not hold the
+    path). The file is read; the path its rulings show has U+FFFD for the bad byte."""
+    import subprocess
+    import sys
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    name = os.fsdecode(b"\xffseed.txt")
+    (docs / name).write_bytes((shared / "seeds" / SEEDS[0]).read_bytes())
+    (docs / "b.txt").write_bytes((shared / "seeds" / SEEDS[1]).read_bytes())
+    main = [sys.executable, "-c", "from search.cli import main; main()"]
+    env = {**os.environ, "RULINGS_INDEX": str(tmp_path / "ix")}
+    done = subprocess.run([*main, "ingest", str(docs), "--format", "json"], capture_output=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["rulings"] == 28
+    exported = subprocess.run([*main, "export"], capture_output=True, env=env, timeout=300, check=True).stdout
+    paths = {v["source"]["path"] for line in exported.decode("utf-8").splitlines()[1:]
+             for v in json.loads(line)["variants"]}
+    assert paths == {str(docs / "\ufffdseed.txt"), str(docs / "b.txt")}
