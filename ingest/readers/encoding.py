@@ -207,9 +207,11 @@ class Replaced(io.RawIOBase):
         self.done = False
 
     def readable(self) -> bool:
+        """True: a stream to read from."""
         return True
 
     def readinto(self, buffer) -> int:
+        """Fill buffer with the next repaired bytes; returns how many (0 at the end of the stream)."""
         while not self.out and not self.done:
             chunk = self.raw.read(CHUNK)
             self.done = not chunk
@@ -220,6 +222,7 @@ class Replaced(io.RawIOBase):
         return size
 
     def close(self) -> None:
+        """Close this stream and the one it reads."""
         self.raw.close()
         super().close()
 
