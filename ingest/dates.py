@@ -57,7 +57,10 @@ _ISO = re.compile(r"(\d{4})\s*[-/.]\s*(\d{1,2})\s*[-/.]\s*(\d{1,2})(?!\d)")
 _CJK = re.compile(r"(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日일]")
 _NUMERIC = re.compile(r"(?<!\d)(\d{1,2})\s*[/.\-]\s*(\d{1,2})\s*[/.\-]\s*(\d{4})(?!\d)")
 _DAY_MONTH_YEAR = re.compile(r"(?<!\d)(\d{1,2})(?:er|\.|º)?\s+(?:de\s+)?([^\W\d_]+)\.?\s+(?:de\s+)?(\d{4})")
-_MONTH_DAY_YEAR = re.compile(r"([^\W\d_]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})")
+# A month word starts a word (the lookbehind): without it, finditer tried the pattern at every letter of a
+# long word, each try running to the word's end (quadratic): a 16,000-letter date field took 11 s, a
+# 40,000-letter one over a minute, so one such field had its whole file rejected by the time limit.
+_MONTH_DAY_YEAR = re.compile(r"(?<![^\W\d_])([^\W\d_]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})")
 
 
 @dataclass(frozen=True)
@@ -149,16 +152,18 @@ def resolve_dates(texts: list[str], order: str | None = None) -> list[ParsedDate
 
 
 INVALID_DATE = "invalid date (ruling kept without a date)"
+MAX_DATE_CHARS = 100      # a date field longer than this is no date (the longest real one: 20 characters)
 
 
 def source_date(raw, order: str | None = None) -> tuple[ParsedDate | None, tuple[str, ...]]:
     """A reader's date field read with parse_date(): (parsed date or None, warnings).
 
     A missing or empty field (None, ``""``) is no date and no warning; a value that
-    is not a real date (``2019-13-45``, ``soon``, a number) gives None and the
-    warning ``INVALID_DATE``: the ruling is kept, undated, and the warning counted.
+    is not a real date (``2019-13-45``, ``soon``, a number, a text longer than
+    MAX_DATE_CHARS) gives None and the warning ``INVALID_DATE``: the ruling is
+    kept, undated, and the warning counted.
     """
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return None, ()
-    parsed = parse_date(raw, order) if isinstance(raw, str) else None
+    parsed = parse_date(raw, order) if isinstance(raw, str) and len(raw) <= MAX_DATE_CHARS else None
     return parsed, (() if parsed else (INVALID_DATE,))

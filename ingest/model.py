@@ -25,7 +25,8 @@ class Source:
 class Ruling:
     """One ruling as one source published it (slots: a million of them are held during an ingest).
 
-    text: as written (display form, never rewritten); lang: a code of LANGUAGES;
+    text: as written (display form, never rewritten but for control characters, which are
+    removed: ingest/controls.py); lang: a code of LANGUAGES;
     date: ISO ``YYYY-MM-DD`` or None; card: full card name (``Face A // Face B``
     for split and double-faced cards) or None; set_code: upper-case set code or
     None; position: 0-based index of the ruling within its source file.

@@ -1,6 +1,8 @@
 """Normalise stage: the folded form of a ruling used for matching only.
 
-The display text is never changed; ``Ruling.match`` receives the folded form:
+The display text is never changed, except that control characters are removed from it and from
+the card name (ingest/controls.py; the readers' rulings have none left, ingest/read.py removes
+them, this keeps rulings made elsewhere to the same rule). ``Ruling.match`` receives the folded form:
 NFKC (full-width to ASCII), curly quotes to straight, dashes to ``-``, U+2212
 to ``-``, whitespace collapsed, lower case. A ruling whose first word is a
 known corpus word minus its first letter ("hield", "hen") has that letter
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
+from ingest.controls import without_controls
 from ingest.language import detect_language, match_text
 from ingest.model import Ruling
 
@@ -168,14 +171,16 @@ def normalise(rulings: list[Ruling], words: Counter | None = None,
     the words of these rulings. languages: texts whose language was detected already (in worker
     processes, ingest/pipeline.py) -> what detect_language() finds for them before its default
     (ingest/language.py detect_languages); other texts are detected here. Returns (kept rulings
-    in input order, rejections with reasons).
+    in input order, rejections with reasons). Control characters are removed from text and card.
     """
     if words is None:
         words = corpus_words(rulings)
     languages = languages or {}
     kept, rejected = [], []
     for ruling in rulings:
-        text = ruling.text
+        ruling.text = text = without_controls(ruling.text)
+        if ruling.card:
+            ruling.card = without_controls(ruling.card)
         ruling.lang = (languages[text] or ruling.lang) if text in languages else \
             detect_language(text, default=ruling.lang)
         folded = fold(match_text(ruling.text, ruling.lang))

@@ -368,17 +368,6 @@ def check_source(path: Path, state: State):
     return Pending(path, key, sha1, stat.st_size, stat.st_mtime_ns, known)
 
 
-def parse_file(path: Path):
-    """read_file() of one path; a file that cannot be opened becomes a rejected FileResult."""
-    from ingest.read import FileResult, read_file
-
-    try:
-        return read_file(path)
-    except OSError as err:
-        return FileResult(str(path), rejected=f"cannot be read ({err.strerror or err})")
-
-
-PARALLEL_MIN_FILES = 4
 # Files to parse of at least this many bytes together make an update large enough for the pipeline's
 # worker processes (ingest/dedup.py form_workers; a few thousand rulings): their fork server is
 # started before reading (start_fork_server), so that its loading overlaps the reading.
@@ -386,27 +375,13 @@ EARLY_WORKERS_BYTES = 4 << 20
 
 
 def parse_files(paths: list[Path]) -> list:
-    """FileResults of the paths, in the same order; parsed in worker processes (one per core,
-    at most 4) when there are PARALLEL_MIN_FILES files or more, since reading is CPU-bound
-    Python (docx, PDF and JSON parsing) and files are independent; the largest files are handed out first."""
-    workers = min(os.cpu_count() or 1, 4)
-    if len(paths) < PARALLEL_MIN_FILES or workers < 2:
-        return [parse_file(path) for path in paths]
-    from concurrent.futures import ProcessPoolExecutor
+    """FileResults of the paths, in the same order: ingest/read.py read_files, which reads them in
+    worker processes (one per core, at most 4; reading is CPU-bound Python and files are
+    independent), the largest first, and enforces the time limit per file by killing a worker that
+    overruns it; a file that cannot be opened is a rejected FileResult."""
+    from ingest.read import read_files
 
-    # largest files first, so that no large file is left to one worker at the end while the others
-    # idle; the results are given back in the order of paths
-    order = sorted(range(len(paths)), key=lambda i: -_size(paths[i]))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        parsed = dict(zip(order, pool.map(parse_file, [paths[i] for i in order], chunksize=1)))
-    return [parsed[i] for i in range(len(paths))]
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
+    return read_files(paths)
 
 
 def remember(pending: Pending, result, state: State) -> SourceRecord:
@@ -427,7 +402,9 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
     re-processed (ingest/pipeline.py update_corpus). When nothing changed (and
     the index exists) nothing is written. Raises ReadError for a path that does
     not exist (nothing is changed then). Files named directly that cannot be
-    read are listed in ``named_failures``.
+    read, and folders named directly that cannot be listed, are listed in
+    ``named_failures``; a folder that cannot be listed is rejected, and the
+    sources remembered under it are kept.
 
     The update is atomic (search/folder.py): it holds the folder's writer lock
     (raises IndexBusy past the timeout) and builds a new generation that
@@ -483,10 +460,17 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
     listed: set[str] = set()                       # source keys already checked in this run
     for path in paths:
         seen = set()
+        unlisted: list[str] = []                   # folders that cannot be read: what they held stays
         def skip_link(link: Path, reason: str) -> None:
             files.append(FileResult(str(link), skipped=reason))    # a link to a folder, a link loop
 
-        for file in walk(path, on_skip=skip_link):
+        def reject_folder(where: Path, reason: str) -> None:
+            files.append(FileResult(str(where), rejected=reason))  # a folder (or entry) that cannot be read
+            unlisted.append(source_key(where).rstrip("/"))
+            if where == path:
+                named_failures.append(f"{where}: {reason}")
+
+        for file in walk(path, on_skip=skip_link, on_error=reject_folder):
             if path.is_dir() and in_index_folder(file, path):
                 continue                           # our own index files are not ruling documents
             key = source_key(file)
@@ -497,7 +481,9 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
             checked.append((file, not path.is_dir(), check_source(file, state)))
         if path.is_dir():
             prefix = source_key(path).rstrip("/") + "/"
-            for key in [k for k in state.sources if k.startswith(prefix) and k not in seen]:
+            kept = tuple(u + "/" for u in unlisted)   # what lies under a folder that cannot be read
+            for key in [k for k in state.sources if k.startswith(prefix) and k not in seen
+                        and k not in unlisted and not k.startswith(kept)]:
                 removed.append(state.sources.pop(key))
     pending = [item for _, _, item in checked if isinstance(item, Pending)]
     if sum(p.size for p in pending) >= EARLY_WORKERS_BYTES:

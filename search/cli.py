@@ -15,6 +15,7 @@ import sys
 import click
 
 from ingest import __version__
+from ingest.controls import single_line
 from ingest.errors import RulingsError
 
 # The commands: each is the function of that name in search/commands/<name>.py, imported only when the
@@ -48,7 +49,7 @@ class RulingsGroup(click.Group):
         try:
             return super().invoke(ctx)
         except RulingsError as err:
-            raise click.ClickException(str(err)) from None
+            raise click.ClickException(single_line(str(err))) from None
         except BrokenPipeError:
             # the reader of our output went away (``rulings export | head``): not an error of ours
             sys.stderr.close()
@@ -57,7 +58,7 @@ class RulingsGroup(click.Group):
             # the machine refused a file operation (permissions, missing folder, full disk)
             if err.filename is None:
                 raise
-            raise click.ClickException(f"{err.filename}: {err.strerror or err}") from None
+            raise click.ClickException(single_line(f"{err.filename}: {err.strerror or err}")) from None
         except UnicodeEncodeError as err:
             # an argument holding bytes that are not text in the locale's encoding (surrogateescape)
             if "surrogates not allowed" not in str(err):

@@ -16,6 +16,16 @@ Determinism: the same index gives byte-identical output. The ``created`` time
 of the metadata is the index's last ingest time (``summary.json``), never the
 clock. Output is UTF-8 text with ``\\n`` line ends whatever the locale.
 
+Control characters (ingest/controls.py): removed from every text of every format (newline and tab
+kept, which each format can hold), so that an index made before they were removed at reading still
+gives clean files; json and jsonl escape DEL and C1 as ``\\u00XX`` should any remain.
+
+CSV cells are written for spreadsheets (OWASP, "CSV Injection"): a cell that starts with ``=``, ``+``,
+``-``, ``@``, a tab or a carriage return (or their full-width forms ``＝ ＋ － ＠``) would be read as a
+formula by Excel, LibreOffice or Google Sheets, so it gets a leading apostrophe (``'+1/+1 counters
+…``), which the spreadsheet shows as text and hides. The csv module quotes every cell that holds a
+comma, quote or line break and doubles its quotes.
+
 Metadata (PRODUCT.md): the JSONL export's first line is
 ``{"meta": {"selected", "created", "sources", "entries", "variants"}}``; md and
 html open with a header saying the same; json is a plain array of entries and
@@ -32,6 +42,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ingest.controls import escape_json_controls, without_controls
 from search import index, query
 from search.analysis import card_key
 
@@ -115,13 +126,13 @@ def render(entries: list[dict], fmt: str, selection: Selection | None = None, cr
     group_by (md, html): one of GROUPS; variants (csv): one row per variant.
     """
     selection = selection or Selection()
-    entries = sorted(entries, key=export_order)
-    meta = metadata(entries, selection.to_dict(), created)
+    entries = sorted((printable_value(e) for e in entries), key=export_order)
+    meta = printable_value(metadata(entries, selection.to_dict(), created))
     if fmt == "jsonl":
         lines = [json.dumps(meta, ensure_ascii=False)] + [json.dumps(e, ensure_ascii=False) for e in entries]
-        return "\n".join(lines) + "\n"
+        return escape_json_controls("\n".join(lines) + "\n")
     if fmt == "json":
-        return json.dumps(entries, ensure_ascii=False, indent=1) + "\n"
+        return escape_json_controls(json.dumps(entries, ensure_ascii=False, indent=1) + "\n")
     if fmt == "csv":
         return to_csv(entries, variants)
     groups = grouped(entries, group_by, selection)
@@ -132,25 +143,53 @@ def render(entries: list[dict], fmt: str, selection: Selection | None = None, cr
     raise ValueError(f"unknown export format {fmt!r}")
 
 
+def printable_value(value):
+    """A JSON-shaped value (dicts, lists, strings, numbers) with every string's control characters
+    removed but newline and tab (ingest/controls.py without_controls); values without any are kept."""
+    if isinstance(value, str):
+        return without_controls(value)
+    if isinstance(value, dict):
+        return {key: printable_value(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [printable_value(item) for item in value]
+    return value
+
+
+# First characters of a cell that a spreadsheet reads as a formula (OWASP "CSV Injection"), with the
+# full-width forms some East Asian spreadsheet versions also take for them.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def csv_cell(value) -> str:
+    """A CSV cell as text that a spreadsheet shows as text: a string starting with one of FORMULA_STARTS
+    gets a leading apostrophe (``-1/-1 counters`` -> ``'-1/-1 counters``); numbers as written."""
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def to_csv(entries: list[dict], variants: bool) -> str:
     """CSV with a header row: one row per entry (dates, mechanics, cards, sets joined by '; ';
-    ``variants`` is the count), or with ``variants`` one row per variant (ENTRY id first)."""
+    ``variants`` is the count), or with ``variants`` one row per variant (ENTRY id first). Every
+    cell goes through csv_cell(), so no cell starts a spreadsheet formula."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+
+    def row(cells: list) -> None:
+        writer.writerow([csv_cell(cell) for cell in cells])
+
     if variants:
-        writer.writerow(VARIANT_COLUMNS)
+        row(VARIANT_COLUMNS)
         for e in entries:
             for v in e["variants"]:
-                writer.writerow([e["id"], "; ".join(e["mechanics"]), v["text"], v["card"] or "", v["set"] or "",
-                                 v["date"] or "", "true" if v["date_ambiguous"] else "false", v["lang"],
-                                 v["oracle_id"] or "", v["publisher"] or "", v["similarity"],
-                                 v["source"]["path"], v["source"]["format"], v.get("position", "")])
+                row([e["id"], "; ".join(e["mechanics"]), v["text"], v["card"] or "", v["set"] or "",
+                     v["date"] or "", "true" if v["date_ambiguous"] else "false", v["lang"],
+                     v["oracle_id"] or "", v["publisher"] or "", v["similarity"],
+                     v["source"]["path"], v["source"]["format"], v.get("position", "")])
     else:
-        writer.writerow(ENTRY_COLUMNS)
+        row(ENTRY_COLUMNS)
         for e in entries:
-            writer.writerow([e["id"], e["text"], e["lang"], e["date"] or "", "; ".join(e["dates"]),
-                             "; ".join(e["mechanics"]), "; ".join(e["cards"]), "; ".join(e["sets"]),
-                             len(e["variants"])])
+            row([e["id"], e["text"], e["lang"], e["date"] or "", "; ".join(e["dates"]),
+                 "; ".join(e["mechanics"]), "; ".join(e["cards"]), "; ".join(e["sets"]), len(e["variants"])])
     return out.getvalue()
 
 

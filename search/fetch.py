@@ -28,6 +28,8 @@ from __future__ import annotations
 import email.utils
 import gzip
 import json
+import os
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,6 +42,7 @@ import httpx
 
 from ingest import __version__
 from ingest.errors import RulingsError
+from search import output
 from search.catalog import file_digest
 
 USER_AGENT = f"rulings/{__version__} (Magic: The Gathering rulings search; python-httpx/{httpx.__version__})"
@@ -47,6 +50,7 @@ ACCEPT = "application/json;q=0.9,*/*;q=0.8"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_WAIT = 60.0           # seconds: a longer Retry-After is cut to this
 KEEP_WORKING = "search keeps working on the current index"
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")     # a cached file's name
 
 
 class UpdateError(RulingsError):
@@ -287,7 +291,7 @@ class Cache:
     def get(self, name: str) -> Cached | None:
         """The record of a cached file, None when the file or its record is missing."""
         record = self._records().get(name)
-        if not record or not (self.folder / name).is_file():
+        if not record or not self.path(name).is_file():
             return None
         return Cached(**{k: v for k, v in record.items() if k in Cached.__dataclass_fields__})
 
@@ -297,16 +301,22 @@ class Cache:
         records[name] = record.__dict__
         write_atomic(self.folder / self.RECORDS, json.dumps(records, indent=1, sort_keys=True).encode())
 
-    def path(self, name: str) -> Path:
-        """Where the cached file of this name lives."""
-        return self.folder / name
+    def path(self, name: str, hidden: str = "") -> Path:
+        """Where the cached file of this name lives (``hidden``: the name of a hidden file made from it,
+        ``.{name}.part``). Raises UpdateError when name is not a plain file name lying directly in the
+        cache folder (it never is: names are ours or checked set codes)."""
+        if not _PLAIN_NAME.fullmatch(name) or ".." in name:
+            raise UpdateError(f"{name!r} is no file name inside {self.folder}; nothing was written there")
+        path = self.folder / (hidden.format(name=name) if hidden else name)
+        if Path(os.path.realpath(path)).parent != Path(os.path.realpath(self.folder)):
+            raise UpdateError(f"{path} lies outside {self.folder}; nothing was written there")
+        return path
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write bytes to a hidden temporary file beside path, then rename it over path."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    """Write bytes to a hidden temporary file beside path, then rename it over path; a failed write
+    leaves path as it was and no temporary file (search/output.py write_atomic)."""
+    output.write_atomic(path, data)
 
 
 def open_data(path: Path) -> IO[bytes]:
@@ -387,7 +397,7 @@ def download(client: Client, cache: Cache, name: str, url: str, *, version: str 
     HttpStatus, CutShort (the part is kept for next time), Mismatch (the part is
     deleted). Nothing in the cache changes until the caller commits.
     """
-    part = cache.folder / f".{name}.part"
+    part = cache.path(name, ".{name}.part")
     attempts = 0
     first_size = part.stat().st_size if part.exists() else 0
     started = time.perf_counter()

@@ -5,9 +5,15 @@ Cache layout (``cache_root()``: $RULINGS_CACHE_DIR, else the user cache folder f
     scryfall/downloads/   rulings.json.gz, oracle_cards.json.gz as transferred, cache.json (their records)
     scryfall/ingest/      cards.json (oracle_id -> name as a compact Scryfall card list) and
                           rulings/<YYYY-MM>.json (the bulk rulings array split by month of
-                          published_at, each ruling with its ``card_name``)
+                          published_at, each ruling with its ``card_name``; a ruling whose
+                          published_at starts with no real YYYY-MM goes to undated.json)
     mtgjson/downloads/    AllPrintings.json.gz or <SET>.json.gz, cache.json
     mtgjson/ingest/sets/  <SET>.json: each set's code, name, release date and the cards that have rulings
+
+No value from a downloaded document becomes a path unchecked: a month is used only when it is a real
+``YYYY-MM``, a set code only when it is 1-16 letters and digits (``set_file_name``; any other code is
+kept under a name made from its hash, with a note in the report), and every file written is checked to
+lie directly in its folder (``file_in``). ``--set`` values are checked the same way (``check_set_code``).
 
 Scryfall (https://scryfall.com/docs/api/bulk-data): ``GET {base}/bulk-data`` lists the bulk
 files; the object of ``type`` ``rulings`` gives ``download_uri``, ``updated_at``, ``size`` and
@@ -32,8 +38,10 @@ download finishes its work the next time.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +68,12 @@ DEFAULT_BASE_URLS = {"scryfall": "https://api.scryfall.com", "mtgjson": "https:/
 BASE_URL_ENV = {"scryfall": "RULINGS_SCRYFALL_URL", "mtgjson": "RULINGS_MTGJSON_URL"}
 UNDATED = "undated"
 UNNAMED = "unnamed_oracle_ids.json"   # oracle ids of rulings that the last card list read did not name
+MONTH = re.compile(r"\d{4}-(?:0[1-9]|1[0-2])")        # a published_at's first 7 characters, as a file name
+SET_CODE = re.compile(r"[A-Z0-9]{1,16}")               # an MTGJSON set code (upper case), as a file name
+# Names Windows keeps for devices (MTGJSON itself writes Conflux, CON, as CON_.json).
+RESERVED_NAMES = frozenset({"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)),
+                            *(f"LPT{i}" for i in range(10))})
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
 # MTGJSON card fields kept in the ingest files: what ingest/readers/mtgjson.py reads
 _MTGJSON_CARD_FIELDS = ("name", "faceName", "layout", "names", "setCode", "identifiers", "rulings")
 
@@ -97,11 +111,13 @@ class UpdateReport:
     files_written: int = 0
     files_total: int = 0
     named: tuple[int, int] | None = None
+    notes: list[str] = field(default_factory=list)      # data kept under another name than it gave
 
     def to_json(self) -> dict:
-        """{"source", "downloads": [...], "files_written", "files", "card_names": {...}, "ingest": {...}}."""
+        """{"source", "downloads": [...], "files_written", "files", "notes", "card_names": {...},
+        "ingest": {...}}."""
         shape = {"source": self.source, "downloads": [d.to_json() for d in self.downloads],
-                 "files_written": self.files_written, "files": self.files_total}
+                 "files_written": self.files_written, "files": self.files_total, "notes": self.notes}
         if self.named is not None:
             shape["card_names"] = {"named": self.named[0], "oracle_ids": self.named[1]}
         if self.ingest is not None:
@@ -125,6 +141,8 @@ def update(index_dir: Path, source: str = "scryfall", sets: tuple[str, ...] = ()
         raise UpdateError(f"unknown source {source!r} (choose scryfall or mtgjson)")
     if sets and source != "mtgjson":
         raise UpdateError("--set applies to --source mtgjson (Scryfall publishes one rulings file)")
+    for code in sets:
+        check_set_code(code)
     root = (cache_dir or cache_root()) / source
     own_client = client is None
     client = client or Client()
@@ -141,6 +159,55 @@ def update(index_dir: Path, source: str = "scryfall", sets: tuple[str, ...] = ()
 
 
 # --- Scryfall ---------------------------------------------------------------------------------
+
+def check_set_code(code: str) -> str:
+    """The upper-case set code of a ``--set`` value; raises UpdateError unless it is 1-16 letters and
+    digits (it becomes a URL and a file name)."""
+    upper = code.upper() if isinstance(code, str) else ""
+    if not SET_CODE.fullmatch(upper) or not upper.isascii():
+        raise UpdateError(f"--set {code!r}: a set code is 1 to 16 letters and digits (like MKM)")
+    return upper
+
+
+def file_in(folder: Path, name: str) -> Path:
+    """folder / name, when name is a plain file name (letters, digits, ``_ . -``, not starting with a dot)
+    and the path lies directly in folder once links are resolved; raises UpdateError otherwise."""
+    path = folder / name
+    if not PLAIN_NAME.fullmatch(name) or ".." in name \
+            or Path(os.path.realpath(path)).parent != Path(os.path.realpath(folder)):
+        raise UpdateError(f"{name!r} is no file name inside {folder}; nothing was written there")
+    return path
+
+
+def month_of(published) -> str:
+    """The ``YYYY-MM`` file name stem of a Scryfall ``published_at`` (``2019-05-03`` -> ``2019-05``), or
+    UNDATED for anything else (missing, a number, ``2019/05/03``, ``2019-13-45``, ``../../x``)."""
+    month = published[:7] if isinstance(published, str) else ""
+    return month if MONTH.fullmatch(month) else UNDATED
+
+
+def set_file_name(code: str, taken) -> tuple[str, str | None]:
+    """The ingest file name of an MTGJSON set and, when it is not ``<CODE>.json``, a note saying why.
+
+    A code of 1-16 letters and digits gives ``<CODE>.json`` (``CON_.json`` for a Windows device name);
+    any other code (``../../X``, a name with spaces) gives ``set-<12 hex digits of its SHA-1>.json``,
+    so that its rulings are kept; a name already taken (two sets with one code) gets ``-2``, ``-3``.
+    """
+    upper = code.upper()
+    note = None
+    if SET_CODE.fullmatch(upper) and upper.isascii():
+        stem = upper + ("_" if upper in RESERVED_NAMES else "")
+    else:
+        stem = "set-" + hashlib.sha1(code.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        note = f"MTGJSON set code {code!r} is not 1 to 16 letters and digits: its rulings are kept in {stem}.json"
+    name, number = f"{stem}.json", 1
+    while name in taken:
+        number += 1
+        name = f"{stem}-{number}.json"
+    if number > 1:
+        note = f"MTGJSON set code {code!r} is given twice: this set's rulings are kept in {name}"
+    return name, note
+
 
 def bulk_entries(client: Client, base: str) -> dict[str, dict]:
     """The bulk-data objects by ``type``. Raises UpdateError when the list has no ``rulings`` object."""
@@ -183,9 +250,7 @@ def scryfall_months(path: Path) -> tuple[dict[str, list[dict]], set[str]]:
             for position, item in enumerate(ijson.items(stream, "item", use_float=True)):
                 if not isinstance(item, dict) or item.get("object", "ruling") != "ruling":
                     raise UpdateError(f"{path}: item {position} is not a Scryfall ruling object")
-                published = item.get("published_at")
-                month = published[:7] if isinstance(published, str) and len(published) >= 7 else UNDATED
-                months[month].append(item)
+                months[month_of(item.get("published_at"))].append(item)
                 if isinstance(item.get("oracle_id"), str):
                     oracle_ids.add(item["oracle_id"])
     except (ijson.JSONError, OSError, EOFError, UnicodeDecodeError) as err:
@@ -255,11 +320,13 @@ def _dump(data) -> bytes:
 
 def sync_folder(folder: Path, files: dict[str, bytes], prune: bool = True) -> int:
     """Make folder hold these files: write those whose bytes differ (atomically), and with prune
-    delete the ``.json`` files not listed. Returns the number of files written."""
+    delete the ``.json`` files not listed. Returns the number of files written. Raises UpdateError,
+    before anything is written, when a name is not a plain file name inside folder (file_in)."""
     folder.mkdir(parents=True, exist_ok=True)
+    paths = {name: file_in(folder, name) for name in files}
     written = 0
     for name, data in files.items():
-        path = folder / name
+        path = paths[name]
         if not path.is_file() or path.stat().st_size != len(data) or path.read_bytes() != data:
             write_atomic(path, data)
             written += 1
@@ -347,15 +414,20 @@ def set_document(data: dict) -> bytes:
     return _dump({"data": shape})
 
 
-def set_documents(path: Path, keyed: bool, url: str) -> dict[str, bytes]:
-    """The ingest files (``<CODE>.json`` -> set_document bytes) of the sets in an MTGJSON file that have
-    rulings. Raises UpdateError when the file holds no set."""
+def set_documents(path: Path, keyed: bool, url: str, notes: list[str] | None = None,
+                  taken=()) -> dict[str, bytes]:
+    """The ingest files (set_file_name -> set_document bytes) of the sets in an MTGJSON file that have
+    rulings; notes receives why a set is kept under another name than ``<CODE>.json``; taken: names
+    already given (by the other files of one update). Raises UpdateError when the file holds no set."""
     documents: dict[str, bytes] = {}
     found = 0
     for code, data in mtgjson_sets(path, keyed):
         found += 1
         if any(isinstance(card, dict) and card.get("rulings") for card in data.get("cards") or []):
-            documents[f"{code.upper()}.json"] = set_document(data)
+            name, note = set_file_name(code, documents.keys() | set(taken))
+            documents[name] = set_document(data)
+            if note and notes is not None:
+                notes.append(note)
     if not found:
         raise UpdateError(f"{url}: holds no MTGJSON set")
     return documents
@@ -413,13 +485,15 @@ def update_mtgjson(client: Client, root: Path, base: str, sets: tuple[str, ...],
     cache = Cache(root / "downloads")
     report = UpdateReport("mtgjson")
     version = mtgjson_meta(client, base)
-    names = [f"{code.upper()}.json.gz" for code in dict.fromkeys(sets)] or ["AllPrintings.json.gz"]
+    names = [f"{check_set_code(code)}.json.gz" for code in dict.fromkeys(sets)] or ["AllPrintings.json.gz"]
+    names = list(dict.fromkeys(names))
     got = [fetch_mtgjson_file(client, cache, base, name, version, progress) for name in names]
     report.downloads.extend(got)
     documents: dict[str, bytes] = {}
     for item in got:
         raw = item.part if item.changed else cache.path(item.name)
-        documents.update(_checked(set_documents, raw, item, item.name == "AllPrintings.json.gz", item.url))
+        documents.update(_checked(set_documents, raw, item, item.name == "AllPrintings.json.gz", item.url,
+                                  report.notes, documents.keys()))
     for item in got:
         item.commit(cache)
     folder = root / "ingest" / "sets"

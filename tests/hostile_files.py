@@ -1,14 +1,18 @@
-"""The hostile inputs of issue 10, written into a folder by code (never copied from ../shared).
+"""The hostile inputs of issues 10 and 21, written into a folder by code (never copied from ../shared).
 
 ``build(folder)`` writes one file per hostile kind plus two good ruling files in legacy
 encodings (cp1252, UTF-16), and returns ``{file name: expected}`` where expected is
 ``("rulings", n)``, ``("skipped", reason part)`` or ``("rejected", reason part)``.
+``build_damaged(folder, shared)`` writes real ruling documents from ``../shared`` damaged in
+the ways of issue 21 (a stray byte, control characters, a script in a Gatherer cell, a long
+date field), each of which must give all its rulings: ``{file name: ("rulings", n)}``.
 Used by tests/test_hostile.py and bench/hostile_memory.py.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import random
 import zipfile
@@ -115,4 +119,57 @@ def build(folder: Path, big_json_mb: int = 100) -> dict[str, tuple[str, object]]
         if not link.is_symlink():
             os.symlink(target, link)
         expected[f"loop/{name}"] = ("skipped", "symbolic link")
+    return expected
+
+
+OKAUN = "realdata/scryfall-cassette-mtgjson/decoded_bodies/rulings_94eea6e3-20bc-4dab-90ba-3113c120fb90.json"
+CONTROL_TEXTS = ("\x1b]0;pwned\x07", "\x00", "\x1b[2J\x9b31m")     # an OSC title, a NUL, CSI sequences
+SCRIPT_TEXT = "alert('pwned')"
+
+
+def _bad_byte(raw: bytes, bad: bytes, after: bytes = b"'", last: bool = False) -> bytes:
+    at = raw.rindex(after) if last else raw.index(after)
+    return raw[:at] + bad + raw[at + 1:]
+
+
+def build_damaged(folder: Path, shared: Path) -> dict[str, tuple[str, object]]:
+    """Write real documents damaged as in issue 21 into folder (created); return what each must give:
+    ``("rulings", n)``, every ruling of the original (counts from SOURCES.md or the original file)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    expected: dict[str, tuple[str, object]] = {}
+    real = shared / "realdata"
+
+    def put(name: str, data: bytes, rulings: int) -> None:
+        (folder / name).write_bytes(data)
+        expected[name] = ("rulings", rulings)
+
+    seeds = shared / "seeds"
+    # a UTF-8 page with one cp1252 apostrophe, another with a \xff: decoded whole as cp1252 they lost
+    # their layout and every ruling
+    put("seed-cp1252-apostrophe.txt", _bad_byte((seeds / "000_4791008fab4c9afc.txt").read_bytes(), b"\x92"), 17)
+    put("seed-ff.txt", _bad_byte((seeds / "003_14c4c19089e5e67c.txt").read_bytes(), b"\xff", b" ", last=True), 9)
+    # MTGJSON with one bad byte: loaded whole (KLD, 813 rulings) and streamed (AllPrintings of TSP)
+    put("KLD-bad-byte.json", _bad_byte((real / "mtgjson3-sets/KLD.json").read_bytes(), b"\x92"), 813)
+    tsp = json.loads((real / "mtgjson5-TSP/TSP.json").read_text("utf-8"))
+    allprintings = json.dumps({"meta": tsp["meta"], "data": {"TSP": tsp["data"]}}, ensure_ascii=False).encode()
+    put("AllPrintings-bad-bytes.json", _bad_byte(_bad_byte(allprintings, b"\x92", b" Spiral"), b"\xff", last=True), 921)
+    # a Scryfall bulk array (streamed) with a bad byte, and a rulings list with control characters
+    bulk = [r for p in sorted((real / "scryfall-cassette-mtgjson/decoded_bodies").glob("rulings_*.json"))
+            for r in json.loads(p.read_text("utf-8"))["data"]]
+    put("scryfall-bulk-bad-byte.json", _bad_byte(json.dumps(bulk, ensure_ascii=False).encode(), b"\x92"), 67)
+    okaun = json.loads((shared / OKAUN).read_text("utf-8"))
+    for ruling, control in zip(okaun["data"], CONTROL_TEXTS):
+        ruling["comment"] = control + ruling["comment"].replace(" ", control, 1)
+    put("okaun-controls.json", json.dumps(okaun, ensure_ascii=False).encode(), 13)
+    # a long date field (quadratic to parse before: the file was rejected by the time limit)
+    okaun = json.loads((shared / OKAUN).read_text("utf-8"))
+    okaun["data"][0]["published_at"] = "a" * 40_000
+    put("okaun-long-date.json", json.dumps(okaun).encode(), 13)
+    # Gatherer: script, style and a comment in a ruling cell; a stray byte in a page
+    page = (real / "gatherer-tutor/vaultskirge.html").read_text("utf-8")
+    page = page.replace('rulingText">', f'rulingText"><script>{SCRIPT_TEXT}</script><style>td{{color:red}}</style>'
+                        "<!-- a note -->", 1)
+    put("vaultskirge-script.html", page.encode(), 5)
+    put("aetherstorm-ff.html", _bad_byte((real / "gatherer-tutor/ætherstorm.html").read_bytes(), b"\xff",
+                                         b"Rulings"), 2)
     return expected

@@ -263,3 +263,94 @@ def test_real_corpus_jsonl_round_trip(runner, real_index, tmp_path):
     meta_before, meta_after = json.loads(before[0])["meta"], json.loads(after[0])["meta"]
     assert {k: meta_before[k] for k in ("sources", "entries", "variants")} == \
         {k: meta_after[k] for k in ("sources", "entries", "variants")}
+
+
+def test_csv_cells_never_start_a_spreadsheet_formula(runner, shared, tmp_path):
+    """Issue 21, item 9 (OWASP "CSV Injection"): a real UST ruling starts "+1/+1 counters and -1/-1
+    counters ..."; a spreadsheet reads a cell starting with = + - @ (or a tab or carriage return) as a
+    formula, so such a cell gets a leading apostrophe, which keeps the text readable."""
+    from ingest.read import read_file
+
+    ust = shared / "realdata/mtgjson3-sets/UST.json"
+    (plus,) = {r.text for r in read_file(ust).rulings if r.text.startswith("+")}
+    assert plus.startswith("+1/+1 counters and -1/-1 counters on permanents you control")
+    catalog.ingest(tmp_path / "ix", [ust])
+    for extra in ([], ["--variants"]):
+        rows = list(csv.reader(io.StringIO(export(runner, tmp_path / "ix", "--format", "csv", *extra))))
+        column = rows[0].index("text")
+        assert ["'" + plus] == [row[column] for row in rows[1:] if row[column].lstrip("'") == plus]
+        assert [cell for row in rows for cell in row if cell[:1] in ("=", "+", "-", "@", "\t", "\r")] == []
+    from search.export import csv_cell
+    assert [csv_cell(v) for v in ("=1+2", "@SUM(A1)", "-2+3", "\tx", "\rx", "＋1", "a=b", 0.97, 3)] == \
+        ["'=1+2", "'@SUM(A1)", "'-2+3", "'\tx", "'\rx", "'＋1", "a=b", "0.97", "3"]
+
+
+def index_files(index_dir: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(index_dir)): p.read_bytes() for p in sorted(index_dir.rglob("*"))
+            if p.is_file() and p.name != "lock"}
+
+
+def test_output_inside_an_index_folder_is_refused(runner, seed_index, tmp_path):
+    """Issue 21, item 6: ``-o`` into an index folder overwrote its files."""
+    from search import folder
+
+    live = folder.live(seed_index)
+    other = tmp_path / "other-ix"
+    catalog.ingest(other, [sorted((Path(__file__).parents[1] / "corpus").glob("*.txt"))[0]])
+    link = tmp_path / "link"
+    link.symlink_to(live)
+    before = index_files(seed_index)
+    for target in (live / "summary.json", seed_index / "CURRENT", seed_index / "new.jsonl",
+                   live / "whoosh" / "x.seg", link / "state.pkl", folder.live(other) / "summary.json"):
+        result = runner.invoke(cli, ["export", "-o", str(target), "--index", str(seed_index)])
+        holder = folder.live(other) if str(target).startswith(str(other)) else \
+            live if target.parent != seed_index else seed_index
+        assert result.exit_code == 1, (target, result.output)
+        assert result.stderr == (f"Error: {target}: lies inside the index folder {holder}; an export would "
+                                 "overwrite the index's files, write it elsewhere\n")
+    assert index_files(seed_index) == before
+    assert not (seed_index / "new.jsonl").exists()
+    hits = runner.invoke(cli, ["search", "proliferate", "--format", "json", "--index", str(seed_index)])
+    assert hits.exit_code == 0 and len(json.loads(hits.stdout)) > 0
+
+
+def test_output_dash_is_standard_output(runner, seed_index, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    plain = export(runner, seed_index, "--format", "csv")
+    assert export(runner, seed_index, "--format", "csv", "-o", "-") == plain
+    assert list(tmp_path.iterdir()) == []                      # no file named "-"
+    export(runner, seed_index, "--format", "csv", "-o", "./-")   # a file named "-" is written as ./-
+    assert (tmp_path / "-").read_text("utf-8") == plain
+
+
+@pytest.mark.parametrize("existing", [True, False], ids=["over-a-previous-export", "new-file"])
+def test_failed_export_leaves_no_truncated_file(runner, seed_index, tmp_path, monkeypatch, existing):
+    """A disk that fills up halfway (ENOSPC from write) leaves the previous export whole, or no file."""
+    import errno
+
+    from search import output
+
+    target = tmp_path / "out.md"
+    if existing:
+        export(runner, seed_index, "--format", "md", "-o", str(target))
+        target.chmod(0o640)
+    before = target.read_bytes() if existing else None
+    real_write, written = os.write, []
+
+    def full_disk(fd, data):
+        if written:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        written.append(real_write(fd, bytes(data[:len(data) // 2])))
+        return written[0]
+
+    monkeypatch.setattr(output.os, "write", full_disk)
+    result = runner.invoke(cli, ["export", "--format", "jsonl", "-o", str(target), "--index", str(seed_index)])
+    assert result.exit_code == 1 and written
+    assert result.stderr == f"Error: {target}: cannot be written (No space left on device)\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["out.md"] if existing else [])
+    if existing:
+        assert target.read_bytes() == before and (target.stat().st_mode & 0o777) == 0o640
+    monkeypatch.setattr(output.os, "write", real_write)
+    export(runner, seed_index, "--format", "jsonl", "-o", str(target))
+    assert target.read_bytes().decode("utf-8") == export(runner, seed_index, "--format", "jsonl")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.md"]

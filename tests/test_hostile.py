@@ -276,3 +276,114 @@ def test_lone_surrogates_in_a_json_source_are_replaced_not_fatal(runner, shared,
     hits = json.loads(shown.stdout)
     assert hits and hits[0]["text"].startswith("Lone \ufffd here, a pair 😀 there: ")
     assert any(card.endswith(" \ufffd") for card in hits[0]["cards"])
+
+
+# --- the time limit is enforced (issue 21, item 13) ------------------------------------------------
+
+OKAUN = "realdata/scryfall-cassette-mtgjson/decoded_bodies/rulings_94eea6e3-20bc-4dab-90ba-3113c120fb90.json"
+
+
+def long_date_file(shared, folder: Path, letters: int) -> Path:
+    """Okaun's 13 real Scryfall rulings, the first with a published_at of ``letters`` letters."""
+    data = json.loads((shared / OKAUN).read_text("utf-8"))
+    data["data"][0]["published_at"] = "a" * letters
+    path = folder / "long-date.json"
+    path.write_text(json.dumps(data), "utf-8")
+    return path
+
+
+def test_a_long_date_field_is_read_at_once(shared, tmp_path, monkeypatch):
+    """The month-name date pattern was tried at every letter of a long word (quadratic): a 40,000-letter
+    published_at took over a minute, so the time limit rejected the file and its 13 rulings. With a
+    limit of 5 s it is read, the long field an invalid date."""
+    from ingest.dates import INVALID_DATE, parse_date
+
+    monkeypatch.setattr(read, "READ_SECONDS", 5.0)
+    path = long_date_file(shared, tmp_path, 40_000)
+    (result,) = read.read_files([path])
+    assert result.rejected is None and len(result.rulings) == 13
+    assert result.rulings[0].date is None and result.rulings[0].warnings == (INVALID_DATE,)
+    assert parse_date("a" * 1_000_000 + " October 26, 2016").iso == "2016-10-26"
+
+
+STUCK_READER = """
+import json, sys
+from pathlib import Path
+from ingest import read
+from ingest.readers import text
+real_read = text.read
+
+
+def stuck(path):
+    if path.name == "stuck.txt":
+        sum(range(10 ** 12))        # one C call that never checks for signals: hours; SIGALRM waits for it
+    return real_read(path)
+
+
+text.read = stuck
+read.READ_SECONDS, read.KILL_GRACE = 1.0, 0.5
+results = read.read_files([Path(p) for p in sys.argv[1:]], workers=2)
+print(json.dumps([[len(r.rulings), r.rejected] for r in results]))
+"""
+
+
+def test_a_reader_stuck_in_one_c_call_is_stopped_at_the_limit(shared, tmp_path):
+    """The timer acts between bytecodes only; read_files kills the worker reading a file past
+    READ_SECONDS + KILL_GRACE. Run in a process of its own with a watchdog: were the limit not
+    enforced, reading would take hours and the watchdog would fail the test."""
+    import subprocess
+
+    seeds = sorted((shared / "seeds").glob("*.txt"))
+    stuck = tmp_path / "stuck.txt"
+    stuck.write_bytes(seeds[0].read_bytes())
+    process = subprocess.Popen([sys.executable, "-c", STUCK_READER, str(stuck), *map(str, seeds)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)          # the limit did not hold: stop it and its workers
+            process.wait()
+    assert process.returncode == 0, stderr
+    assert json.loads(stdout) == [[0, "took longer than 1 s to read (the limit per file)"],
+                                       [17, None], [11, None], [9, None], [17, None]]
+
+
+def test_a_reader_that_dies_rejects_only_its_file(shared, tmp_path, monkeypatch):
+    """A crash in a C library (here the worker kills itself, as a segfault or the out-of-memory killer
+    would) rejects the file with the signal; the other files are read by a new worker."""
+    from ingest.readers import text
+
+    seeds = sorted((shared / "seeds").glob("*.txt"))
+    real_read = text.read
+
+    def crashing(path):
+        if path.name == seeds[1].name:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real_read(path)
+
+    monkeypatch.setattr(text, "read", crashing)
+    results = read.read_files(seeds, workers=1)
+    assert [(len(r.rulings), r.rejected) for r in results] == [
+        (17, None), (0, "the reader process stopped while reading it (killed by signal 9)"), (9, None), (17, None)]
+    assert [r.path for r in results] == [str(p) for p in seeds]
+
+
+def test_damaged_real_documents_give_every_ruling(shared, tmp_path, runner):
+    """The damaged folder of issue 21 (tests/hostile_files.py build_damaged; bench/hostile_memory.py
+    ingests it too): every file gives every ruling of its original, no output holds a control
+    character or the script's text."""
+    folder = tmp_path / "damaged"
+    expected = hostile_files.build_damaged(folder, shared)
+    index_dir = tmp_path / "ix"
+    done = runner.invoke(cli, ["ingest", str(folder), "--format", "json", "--index", str(index_dir)])
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.stdout)
+    assert (report["skipped"], report["rejected"]) == ([], [])
+    assert report["rulings"] == sum(n for _, n in expected.values()) == 1860
+    rows = json.loads(runner.invoke(cli, ["sources", "--format", "json", "--index", str(index_dir)]).stdout)
+    assert {Path(row["path"]).name: row["rulings"] for row in rows} == {name: n for name, (_, n) in expected.items()}
+    controls = {chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]} - {"\n", "\t"}
+    for fmt in ("jsonl", "csv", "md", "html"):
+        out = runner.invoke(cli, ["export", "--format", fmt, "--index", str(index_dir)]).stdout
+        assert not set(out) & controls and hostile_files.SCRIPT_TEXT not in out and "pwned" not in out

@@ -71,3 +71,21 @@ def test_half_page_is_rejected(shared, tmp_path):
     with pytest.raises(ReadError, match="cut short"):
         list(gatherer.read(half))
     assert read_file(half).rejected
+
+
+def test_script_style_template_and_comments_in_a_cell_give_no_text(shared, tmp_path):
+    """Issue 21, item 8: the text of a <script> (or <style>, <template>, a comment) in a ruling cell
+    was kept in the ruling; a browser shows none of it, so it is no ruling text."""
+    source = shared / "realdata/gatherer-tutor/vaultskirge.html"
+    raw = source.read_text("utf-8")
+    marker = 'rulingText">'
+    assert raw.count(marker) == 5
+    hostile = raw.replace(marker, marker + "<script>document.title='pwned'; alert(1)</script>"
+                          "<style>td { color: red }</style><template>hidden</template><!-- a note -->", 1)
+    page = tmp_path / "vaultskirge.html"
+    page.write_text(hostile, "utf-8")
+    before, after = read_file(source).rulings, read_file(page).rulings
+    assert [(r.date, r.card, r.text) for r in after] == [(r.date, r.card, r.text) for r in before]
+    assert not [r for r in after if "alert" in r.text or "color" in r.text or "note" in r.text
+                or "hidden" in r.text]
+    assert len(after) == 5

@@ -664,3 +664,101 @@ def test_mtgjson_hash_mismatch_keeps_the_previous_data(shared, site, tmp_path):
         run_update(tmp_path, base, "mtgjson")
     assert not (tmp_path / "ix").exists()
     assert not (tmp_path / "cache/mtgjson/downloads/AllPrintings.json.gz").exists()
+
+
+# --- hostile data (issue 21, items 3 and 5) ----------------------------------------------------
+
+# published_at values of real rulings replaced by odd ones: each ruling must reach the index (undated
+# where it names no real date, with the invalid-date warning) and no value may become a path.
+ODD_DATES = ["../../../../X", ".2015-06-22", "2019/05/03", "2019-13-45", "soon", 20190503, None, "\x00bad",
+             "2017-07-14T00:00:00+00:00", "2018-06-0", "~/../../etc", "2018-06/../../../Y"]
+
+
+def files_under(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+def test_odd_scryfall_dates_reach_no_path_and_no_ruling_vanishes(shared, site, tmp_path):
+    from ingest.dates import INVALID_DATE
+
+    server, base = site
+    rulings = real_rulings(shared, FIRST)
+    for ruling, odd in zip(rulings, ODD_DATES):
+        ruling["published_at"] = odd
+    serve_scryfall(server, base, rulings, real_oracle_cards(shared))
+    report = run_update(tmp_path, base)
+    assert report.ingest.to_json()["rulings"] == 43 == len(variants(tmp_path / "ix"))
+    assert sorted(text for text, _ in variants(tmp_path / "ix")) == sorted(r["comment"] for r in rulings)
+    # the month files are real months or undated.json; nothing lies outside the cache's two folders
+    shards = files_under(tmp_path / "cache/scryfall/ingest/rulings")
+    assert "undated.json" in shards
+    assert all(update.MONTH.fullmatch(name[:-5]) or name == "undated.json" for name in shards)
+    outside = [name for name in files_under(tmp_path) if not name.startswith(("ix/", "cache/scryfall/downloads/",
+                                                                             "cache/scryfall/ingest/"))]
+    assert outside == []
+    assert [n for n in files_under(tmp_path / "cache/scryfall/ingest") if "/" in n and not n.startswith("rulings/")] == []
+    # the rulings with no real date are kept undated and counted: ../../../../X, 2019-13-45, soon, the
+    # number, \x00bad, 2018-06-0, ~/../../etc, 2018-06/../../../Y (".2015-06-22", "2019/05/03" are dates)
+    assert report.ingest.to_json()["warnings"] == {INVALID_DATE: 8}
+    undated = [e for e in index.all_entries(tmp_path / "ix") if not e["dates"]]
+    assert sum(len(e["variants"]) for e in undated) == 9              # the 8 and the one without published_at
+
+
+def hostile_allprintings(shared: Path) -> dict:
+    """AllPrintings holding the real TSP set under the code ../../../../X, the real BRO set, and BRO again
+    under the key BRO2 with the code "bro" (two sets, one file name)."""
+    tsp = json.loads((shared / "realdata/mtgjson5-TSP/TSP.json").read_text("utf-8"))["data"]
+    bro = json.loads((shared / "realdata/mightstone-samples/mtgjson/set.json").read_text("utf-8"))
+    return {"../../../../X": tsp | {"code": "../../../../X"}, "BRO": bro, "BRO2": bro | {"code": "bro"}}
+
+
+def test_hostile_mtgjson_set_codes_write_nothing_outside_and_keep_every_ruling(shared, site, tmp_path, runner):
+    server, base = site
+    serve_mtgjson(server, shared)
+    body = gzip.compress(json.dumps({"meta": {"date": "2025-08-25"}, "data": hostile_allprintings(shared)}).encode(),
+                         mtime=0)
+    server.routes["/api/v5/AllPrintings.json.gz"] = Route(body, etag='"hostile"')
+    server.routes["/api/v5/AllPrintings.json.gz.sha256"] = Route(hashlib.sha256(body).hexdigest().encode())
+    report = run_update(tmp_path, base, "mtgjson")
+    hashed = "set-" + hashlib.sha1(b"../../../../X").hexdigest()[:12] + ".json"
+    assert files_under(tmp_path / "cache/mtgjson/ingest/sets") == sorted(["BRO.json", "BRO-2.json", hashed])
+    assert not (tmp_path / "X.json").exists() and not list(tmp_path.parent.glob("X.json"))
+    assert [n for n in files_under(tmp_path) if not n.startswith(("ix/", "cache/mtgjson/"))] == []
+    assert report.notes == [f"MTGJSON set code '../../../../X' is not 1 to 16 letters and digits: its rulings "
+                            f"are kept in {hashed}",
+                            "MTGJSON set code 'bro' is given twice: this set's rulings are kept in BRO-2.json"]
+    assert report.ingest.to_json()["rulings"] == 921 + 874 + 874
+    assert {s for e in index.all_entries(tmp_path / "ix") for s in e["sets"]} == {"../../../../X", "BRO"}
+    # the notes are in the text report too
+    env = {"RULINGS_CACHE_DIR": str(tmp_path / "cache"), "RULINGS_MIN_DELAY": "0"}
+    shown = runner.invoke(cli, ["update", "--source", "mtgjson", "--base-url", base, "--index", str(tmp_path / "ix")],
+                          env=env)
+    assert shown.exit_code == 0, shown.output
+    assert f"note: MTGJSON set code '../../../../X' is not 1 to 16 letters and digits: its rulings are kept in " \
+           f"{hashed}" in shown.stdout.splitlines()
+
+
+@pytest.mark.parametrize("code", ["../../x", "TSP/../../x", "", "a b", "ÉTÉ", "X" * 17, "TSP\x00"])
+def test_set_codes_typed_by_the_user_are_checked_before_any_request(site, tmp_path, runner, code):
+    server, base = site
+    env = {"RULINGS_CACHE_DIR": str(tmp_path / "cache"), "RULINGS_MIN_DELAY": "0"}
+    result = runner.invoke(cli, ["update", "--source", "mtgjson", "--set", code, "--base-url", base,
+                                 "--index", str(tmp_path / "ix")], env=env)
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: --set {code!r}: a set code is 1 to 16 letters and digits (like MKM)\n" \
+        .replace("\x00", "")
+    assert server.log == [] and not (tmp_path / "cache").exists() and not (tmp_path / "ix").exists()
+
+
+def test_a_file_name_must_lie_in_its_folder(tmp_path):
+    folder = tmp_path / "sets"
+    folder.mkdir()
+    (tmp_path / "elsewhere.json").write_text("{}")
+    (folder / "TSP.json").symlink_to(tmp_path / "elsewhere.json")      # a link planted in the cache
+    for name in ("../X.json", ".hidden.json", "a/b.json", "TSP.json", "..json", ""):
+        with pytest.raises(UpdateError, match="is no file name inside|lies outside"):
+            update.sync_folder(folder, {"BRO.json": b"{}", name: b"{}"})
+        assert files_under(folder) == ["TSP.json"] and (tmp_path / "elsewhere.json").read_text() == "{}"
+    assert update.set_file_name("CON", set()) == ("CON_.json", None)
+    assert update.set_file_name("tsp", set()) == ("TSP.json", None)
+    assert update.month_of("2019-05-03") == "2019-05" and update.month_of("2019/05/03") == "undated"

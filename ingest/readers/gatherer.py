@@ -7,6 +7,11 @@ and symbol images (``Image.ashx?name=R&type=symbol``) become their ``{R}`` symbo
 a word and a tag's text that touch across the tag boundary are kept apart by a space.
 The card name is every ``Card Name:`` row of the page joined with `` // `` (a
 double-faced card's page shows both faces and carries the rulings of the whole card).
+The text of ``<script>``, ``<style>`` and ``<template>`` elements and of comments is never
+ruling text (a browser shows none of it). The page's bytes are decoded as every text-based
+reader decodes them (ingest/readers/encoding.py: a stray byte in a UTF-8 page is replaced, with a
+warning, instead of the whole page being read as cp1252); a page that declares another charset in
+its ``<meta>`` and is not UTF-8 is left to BeautifulSoup's own detection.
 A page without a rulings table holds no rulings (NoRulings); a page cut short
 (no closing ``</html>``) is rejected.
 """
@@ -19,17 +24,20 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import parse_qs, urlparse
 
-from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
+from bs4 import BeautifulSoup, CData, NavigableString, Tag, XMLParsedAsHTMLWarning
 
 from ingest.dates import source_date
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
-from ingest.readers import limits
+from ingest.readers import encoding, limits
 
 FORMAT = "gatherer"
 
 _MARKERS = (b"ClientIDs.", b"gatherer.wizards.com", b"rulingsRepeater", b"Card/Details.aspx")
 _BLOCK_TAGS = {"br", "p", "div", "li", "tr", "td"}
+_HIDDEN_TAGS = {"script", "style", "template"}   # content a browser never shows as text
+_TEXT_STRINGS = (NavigableString, CData)         # exact types: not Comment, Script, Stylesheet, Doctype, ...
+_CHARSET = re.compile(rb"<meta[^>]*charset\s*=\s*[\"']?\s*([\w.:-]+)", re.I)
 _TAG_START, _TAG_END = "\x00<", "\x00>"   # markers of inline tag boundaries in cell_text()
 # Gatherer symbol names (Image.ashx?name=...) that are not written as themselves.
 _SYMBOL_NAMES = {"tap": "T", "untap": "Q", "snow": "S", "chaos": "CHAOS", "infinity": "∞",
@@ -63,7 +71,7 @@ def read(path: Path) -> Iterator[Ruling]:
         raise ReadError(str(path), "HTML page cut short (no closing </html>)")
     with catch_warnings():
         simplefilter("ignore", XMLParsedAsHTMLWarning)     # a damaged page that looks like XML
-        soup = BeautifulSoup(raw, "html.parser")
+        soup = BeautifulSoup(page_text(raw, str(path)), "html.parser")
     dates = soup.find_all("td", id=re.compile(r"rulingDate$"))
     texts = soup.find_all("td", id=re.compile(r"rulingText$"))
     if not texts:
@@ -80,6 +88,17 @@ def read(path: Path) -> Iterator[Ruling]:
             date=parsed.iso if parsed else None, card=card, set_code=set_code,
             publisher="wotc", declared_lang=lang or None, warnings=warnings,
         )
+
+
+def page_text(raw: bytes, path: str) -> str | bytes:
+    """The page as text (encoding.decode), or its bytes for BeautifulSoup to decode when they are not
+    UTF-8 and a ``<meta>`` charset in the first 4 KiB names another encoding. Raises ReadError for
+    bytes that are no text."""
+    declared = _CHARSET.search(raw[:4096])
+    name = declared.group(1).decode("ascii", "replace").lower() if declared else "utf-8"
+    if name.replace("_", "-") not in ("utf-8", "utf8") and encoding.scan_bytes(raw).bad:
+        return raw
+    return encoding.decode(raw, path)
 
 
 def card_name(soup: BeautifulSoup) -> str | None:
@@ -104,7 +123,8 @@ def set_code_of(soup: BeautifulSoup) -> str | None:
 
 
 def cell_text(cell: Tag) -> str:
-    """The text of a ruling cell: tags become their text, symbol images their ``{…}`` symbol."""
+    """The text of a ruling cell: tags become their text, symbol images their ``{…}`` symbol; scripts,
+    styles, templates and comments give nothing."""
     parts: list[str] = []
     _collect(cell, parts)
     return " ".join(_join(parts).split())
@@ -113,8 +133,11 @@ def cell_text(cell: Tag) -> str:
 def _collect(node: Tag, parts: list[str]) -> None:
     for child in node.children:
         if isinstance(child, NavigableString):
-            parts.append(str(child))
+            if type(child) in _TEXT_STRINGS:
+                parts.append(str(child))
         elif isinstance(child, Tag):
+            if child.name in _HIDDEN_TAGS:
+                continue
             if child.name == "img":
                 parts.append(symbol(child))
             elif child.name in _BLOCK_TAGS:

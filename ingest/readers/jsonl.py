@@ -25,7 +25,7 @@ from typing import Iterator
 from ingest.dates import source_date
 from ingest.errors import NoRulings, ReadError
 from ingest.model import Ruling, Source
-from ingest.readers import limits
+from ingest.readers import encoding, limits
 
 FORMAT = "jsonl"
 
@@ -91,19 +91,18 @@ def read(path: Path) -> Iterator[Ruling]:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(line number, line) of a UTF-8 file read one line at a time (a file of any size); ReadError
-    for bytes that are not UTF-8 and for a line longer than limits.JSONL_LINE_BYTES characters."""
-    try:
-        with open(path, encoding="utf-8-sig") as handle:
-            number = 0
-            while line := handle.readline(limits.JSONL_LINE_BYTES + 1):
-                number += 1
-                if len(line) > limits.JSONL_LINE_BYTES:
-                    raise ReadError(str(path), f"line {number} is longer than {limits.JSONL_LINE_BYTES:,} "
-                                               f"characters, the most read at once")
-                yield number, line
-    except UnicodeDecodeError as err:
-        raise ReadError(str(path), f"not UTF-8 ({err.reason})") from None
+    """(line number, line) of the file read one line at a time (a file of any size), decoded as every
+    text-based reader decodes (ingest/readers/encoding.py: bad bytes of a mostly-UTF-8 export are
+    replaced, with a warning); ReadError for bytes that are no text and for a line longer than
+    limits.JSONL_LINE_BYTES characters."""
+    with encoding.open_text(path) as handle:
+        number = 0
+        while line := handle.readline(limits.JSONL_LINE_BYTES + 1):
+            number += 1
+            if len(line) > limits.JSONL_LINE_BYTES:
+                raise ReadError(str(path), f"line {number} is longer than {limits.JSONL_LINE_BYTES:,} "
+                                           f"characters, the most read at once")
+            yield number, line.lstrip("\ufeff") if number == 1 else line
 
 
 def _is_entry(record) -> bool:

@@ -1,8 +1,10 @@
 """Shared JSON helpers of the Scryfall and MTGJSON readers: encodings, loading, head sniffing.
 
-Encodings read: UTF-8 with or without a BOM, UTF-16 with a BOM, cp1252 (the
-same set as the text reader, ingest/readers/text.py). Damaged JSON raises
-ReadError naming the reason (truncated, bad syntax, undecodable bytes).
+Encodings: as every text-based reader (ingest/readers/encoding.py): UTF-8 with or
+without a BOM, mostly-UTF-8 with its bad bytes replaced (and a warning), UTF-16 with
+a BOM, cp1252. A file read as UTF-8 is streamed (``streams``, ``open_stream``);
+others are loaded whole. Damaged JSON raises ReadError naming the reason
+(truncated, bad syntax, bytes that are no text).
 """
 
 from __future__ import annotations
@@ -14,11 +16,9 @@ from pathlib import Path
 import ijson
 
 from ingest.errors import ReadError
-from ingest.readers import limits
-from ingest.readers.text import decode
+from ingest.readers import encoding, limits
+from ingest.readers.encoding import UTF8_BOM, UTF16_BOMS, decode, open_utf8
 
-UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
-UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def head_text(head: bytes) -> str:
@@ -36,13 +36,13 @@ def looks_like_json(head: bytes) -> str | None:
     return stripped[:1] if stripped[:1] in ("{", "[") else None
 
 
-def is_utf8(raw: bytes) -> bool:
-    """True when raw (possibly cut mid-character at the end) is UTF-8."""
-    try:
-        raw.decode("utf-8")
-        return True
-    except UnicodeDecodeError as err:
-        return err.start >= len(raw) - 3 and err.reason == "unexpected end of data"
+def streams(path: Path) -> bool:
+    """True when the file is read as UTF-8 (valid, or mostly so with its bad bytes replaced), so that it
+    can be streamed with ijson; False for UTF-16 and cp1252 files, which are loaded whole."""
+    return encoding.scan_file(path).streams_as_utf8()
+
+
+open_stream = open_utf8
 
 
 def load(path: Path):
@@ -50,12 +50,8 @@ def load(path: Path):
     nested deeper than Python's recursion limit, or a file past limits.JSON_WHOLE_BYTES."""
     limits.check_size(path, limits.JSON_WHOLE_BYTES, "JSON read whole")
     raw = path.read_bytes()
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        if err.reason == "unexpected end of data" and err.start >= len(raw) - 3:
-            raw = raw[:err.start]        # UTF-8 cut inside a character: a truncated file
-    text = decode(raw, str(path))
+    cut = _cut_character(raw)
+    text = decode(raw[:cut], str(path))
     try:
         return json.loads(text)
     except RecursionError:
@@ -64,6 +60,18 @@ def load(path: Path):
         if err.pos >= len(text.rstrip()) or not text.rstrip().endswith(("}", "]")):
             raise ReadError(str(path), f"truncated JSON (ends at line {err.lineno})") from None
         raise ReadError(str(path), f"damaged JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+
+
+def _cut_character(raw: bytes) -> int:
+    """len(raw), or where a UTF-8 character cut by the end of a truncated file starts (so that the
+    file is reported as truncated JSON, not as bad bytes)."""
+    tail = raw[-3:]
+    for back in range(len(tail), 0, -1):
+        lead = tail[-back]
+        needs = 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else 4 if 0xF0 <= lead <= 0xF4 else 0
+        if needs > back and all(0x80 <= b <= 0xBF for b in tail[len(tail) - back + 1:]):
+            return len(raw) - back
+    return len(raw)
 
 
 def stream_error(path: Path, err: Exception) -> ReadError:
@@ -93,9 +101,7 @@ def check_depth(path: Path) -> None:
     reported by that parse.
     """
     depth = 0
-    with open(path, "rb") as handle:
-        if handle.read(3) != UTF8_BOM:
-            handle.seek(0)
+    with open_stream(path) as handle:
         try:
             for event, _ in ijson.basic_parse(handle):
                 if event in ("start_map", "start_array"):
@@ -110,17 +116,12 @@ def check_depth(path: Path) -> None:
 
 def check(path: Path) -> None:
     """Parse the whole file as JSON without keeping it (ijson events for UTF-8, else json);
-    raises ReadError (truncated, damaged, undecodable) when it is not valid JSON."""
-    with open(path, "rb") as handle:
-        head = handle.read(4096)
-    raw = head[3:] if head.startswith(UTF8_BOM) else head
-    if head.startswith(UTF16_BOMS) or not is_utf8(raw):
+    raises ReadError (truncated, damaged, bytes that are no text) when it is not valid JSON."""
+    if not streams(path):
         load(path)
         return
     check_depth(path)
-    with open(path, "rb") as handle:
-        if handle.read(3) != UTF8_BOM:
-            handle.seek(0)
+    with open_stream(path) as handle:
         try:
             for _ in ijson.basic_parse(handle):
                 pass

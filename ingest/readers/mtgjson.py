@@ -125,10 +125,7 @@ def _streamed_cards(path: Path) -> Iterator[tuple[dict, str | None]] | None:
 
     Raises ReadError when the file is damaged or cut inside its first keyed value; later
     damage raises ReadError while the returned iterator is consumed."""
-    with open(path, "rb") as handle:
-        head = handle.read(4096)
-    raw = head[3:] if head.startswith(jsontext.UTF8_BOM) else head
-    if head.startswith(jsontext.UTF16_BOMS) or not jsontext.is_utf8(raw):
+    if not jsontext.streams(path):
         return None
     prefix = _keyed_prefix(path)
     if prefix is None:
@@ -144,9 +141,7 @@ def _streamed_cards(path: Path) -> Iterator[tuple[dict, str | None]] | None:
 def _keyed_prefix(path: Path) -> str | None:
     """``"data"`` when the top-level object's first key is ``meta`` or ``data``; ``""`` when its
     first value is an object (a set keyed by code, v3 AllSets); None otherwise or on damage."""
-    with open(path, "rb") as handle:
-        if handle.read(3) != jsontext.UTF8_BOM:
-            handle.seek(0)
+    with jsontext.open_stream(path) as handle:
         try:
             # basic events, not ijson.parse: its path strings cost the square of the depth of a
             # deeply nested file within the first buffer
@@ -168,9 +163,7 @@ def _kvitems(path: Path, prefix: str) -> Iterator[tuple[str, object]]:
     """(key, value) pairs of the object at prefix, parsed one value at a time; ReadError on damage
     and on nesting deeper than jsontext.MAX_DEPTH."""
     jsontext.check_depth(path)
-    with open(path, "rb") as handle:
-        if handle.read(3) != jsontext.UTF8_BOM:
-            handle.seek(0)
+    with jsontext.open_stream(path) as handle:
         try:
             yield from ijson.kvitems(handle, prefix, use_float=True)
         except ijson.JSONError as err:

@@ -58,9 +58,7 @@ def read_with_names(path: Path) -> tuple[list[Ruling], dict[str, str]]:
     """The rulings of the file and its oracle_id -> card name map (empty for ruling files)."""
     with open(path, "rb") as handle:
         head = handle.read(4096)
-    kind = jsontext.looks_like_json(head)
-    raw_head = head[3:] if head.startswith(jsontext.UTF8_BOM) else head
-    if kind == "[" and not head.startswith(jsontext.UTF16_BOMS) and jsontext.is_utf8(raw_head):
+    if jsontext.looks_like_json(head) == "[" and jsontext.streams(path):
         rulings = list(_stream_array(path))
     else:
         rulings = list(_from_json(path, jsontext.load(path)))
@@ -72,9 +70,7 @@ def read_with_names(path: Path) -> tuple[list[Ruling], dict[str, str]]:
 def _stream_array(path: Path) -> Iterator[Ruling]:
     jsontext.check_depth(path)
     source = Source(str(path), FORMAT)
-    with open(path, "rb") as handle:
-        if handle.read(3) != jsontext.UTF8_BOM:
-            handle.seek(0)
+    with jsontext.open_stream(path) as handle:
         try:
             for position, item in enumerate(ijson.items(handle, "item")):
                 yield _ruling(item, source, position, path)

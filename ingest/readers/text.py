@@ -13,9 +13,10 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from ingest.errors import NoRulings, ReadError
+from ingest.errors import NoRulings
 from ingest.model import Ruling, Source
 from ingest.readers import limits
+from ingest.readers.encoding import decode
 
 FORMAT = "text"
 
@@ -33,35 +34,14 @@ def looks_like(head: bytes, suffix: str) -> bool:
     return not stripped.startswith((b"{", b"[", b"<"))
 
 
-def decode(raw: bytes, path: str) -> str:
-    """Decode bytes as UTF-8 (with or without BOM), UTF-16 with a BOM, or cp1252.
-
-    Raises ReadError when none applies (binary content).
-    """
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return raw.decode("utf-16")
-        except UnicodeDecodeError as err:
-            raise ReadError(path, f"not valid UTF-16 ({err.reason})") from None
-    if b"\x00" in raw[:4096]:
-        raise ReadError(path, "binary file, not text")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    try:
-        return raw.decode("cp1252")
-    except UnicodeDecodeError:
-        raise ReadError(path, "not UTF-8, UTF-16 or cp1252 text") from None
-
-
 def read(path: Path) -> Iterator[Ruling]:
     """Yield the rulings of one text page in one of the three layouts.
 
     Dates: layout 1 is ISO; layout 2 is day/month/year (``25/07/2025``); layout 3
-    is undated. ``card`` is the card-name line of layout 2, else None. Raises
-    NoRulings for any other text and ReadError for undecodable bytes or a file
-    past limits.TEXT_BYTES.
+    is undated. ``card`` is the card-name line of layout 2, else None. Bytes are
+    decoded by ingest/readers/encoding.py (a stray byte in UTF-8 text is replaced,
+    with a warning). Raises NoRulings for any other text and ReadError for bytes
+    that are no text or a file past limits.TEXT_BYTES.
     """
     limits.check_size(path, limits.TEXT_BYTES, "text file")
     text = decode(path.read_bytes(), str(path))

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from search import query
-from search.commands.options import entry_block, index_option, ready_index
+from search.commands.options import entry_block, index_option, json_text, printable, ready_index
 
 
 @click.command()
@@ -25,13 +23,13 @@ def card(name, fmt, index_dir):
     index_dir = ready_index(index_dir)
     matches = query.card_matches(index_dir, name)
     if fmt == "json":
-        click.echo(json.dumps(query.entries_for_card(index_dir, name), ensure_ascii=False, indent=1))
+        click.echo(json_text(query.entries_for_card(index_dir, name)))
         if len(matches) > 1:
-            click.echo(f"{name!r} matches: " + "; ".join(m.card for m in matches), err=True)
+            click.echo(printable(f"{name!r} matches: " + "; ".join(m.card for m in matches)), err=True)
         return
     if not matches:
         close = query.card_suggestions(index_dir, name)
-        click.echo(f"No rulings for {name!r}." + (f" Did you mean: {', '.join(close)}?" if close else ""))
+        click.echo(printable(f"No rulings for {name!r}." + (f" Did you mean: {', '.join(close)}?" if close else "")))
         return
     shown: set[str] = set()
     for number, match in enumerate(matches):
@@ -39,6 +37,6 @@ def card(name, fmt, index_dir):
         shown.update(e["id"] for e in entries)
         how = "" if match.exact else f" (face {name!r})"
         prefix = "Also matches " if number else ""
-        click.echo(f"{prefix}{match.card}{how}: {len(entries)} entries\n")
+        click.echo(printable(f"{prefix}{match.card}{how}: {len(entries)} entries\n"))
         for entry in entries:
             click.echo(entry_block(entry) + "\n")

@@ -11,6 +11,7 @@ from ingest.errors import RulingsError
 from search import catalog, export as exporter
 from search.commands.mechanics import resolve_mechanic
 from search.commands.options import filter_options, index_option, ready_index
+from search.output import index_folder_holding, write_atomic
 
 
 @click.command()
@@ -20,8 +21,8 @@ from search.commands.options import filter_options, index_option, ready_index
 @click.option("--format", "fmt", type=click.Choice(exporter.FORMATS), default="jsonl", show_default=True)
 @click.option("--group-by", type=click.Choice(exporter.GROUPS), help="md and html: group under headings.")
 @click.option("--variants", is_flag=True, help="csv: one row per variant instead of one per entry.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write to FILE (default: stdout).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write to FILE, never inside an index folder ('-' or none: standard output).")
 @index_option
 def export(mechanic, card, set_code, lang, since, until, any_mechanic, query_text, fmt, group_by, variants,
            output, index_dir):
@@ -36,20 +37,28 @@ def export(mechanic, card, set_code, lang, since, until, any_mechanic, query_tex
     ingest time. Files are UTF-8 whatever the locale.
     jsonl: a {"meta": ...} line, then one entry per line (ingestible again);
     json: an array of entries; csv: one row per entry, or per variant.
+    -o FILE is written whole or not at all (a failed export leaves no
+    truncated file); write a file named '-' as ./-.
     """
     if group_by and fmt not in ("md", "html"):
         click.echo(f"note: --group-by applies to the md and html formats; {fmt} is written ungrouped", err=True)
     selection = exporter.Selection([resolve_mechanic(m) for m in mechanic], any_mechanic, card,
                                    set_code, lang, since, until, (query_text or "").strip() or None)
     index_dir = ready_index(index_dir)
+    target = None if output in (None, "-") else Path(output)
+    if target is not None:
+        holder = index_folder_holding(target, index_dir)
+        if holder is not None:
+            raise RulingsError(f"{output}: lies inside the index folder {holder}; an export would overwrite "
+                               "the index's files, write it elsewhere")
     entries = exporter.select(index_dir, selection)
     text = exporter.render(entries, fmt, selection, catalog.ingested_at(index_dir), group_by, variants)
     data = text.encode("utf-8")
-    if output is None:
+    if target is None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
     try:
-        output.write_bytes(data)
+        write_atomic(target, data, durable=True)
     except OSError as err:
         raise RulingsError(f"{output}: cannot be written ({err.strerror or err})") from None

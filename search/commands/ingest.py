@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
 from corpus import corpus_files
+from ingest.controls import single_line
 from ingest.errors import RulingsError
 from search import catalog
-from search.commands.options import default_index, index_option
+from search.commands.options import default_index, index_option, json_text
 
 
 def format_table(files) -> list[str]:
@@ -49,7 +49,7 @@ def ingest(sources, rebuild, fmt, index_dir):
     report = catalog.ingest(index_dir, [Path(s) for s in sources] or corpus_files(), rebuild=rebuild)
     summary = report.to_json()
     if fmt == "json":
-        click.echo(json.dumps(summary, ensure_ascii=False, indent=1))
+        click.echo(json_text(summary))
     else:
         click.echo(f"{summary['rulings']} rulings read, {summary['entries']} entries in the index "
                    f"({summary['seconds']:.1f} s)")
@@ -59,13 +59,26 @@ def ingest(sources, rebuild, fmt, index_dir):
             if summary[kind]:
                 click.echo(f"{len(summary[kind])} files {kind}:")
                 for item in summary[kind]:
-                    click.echo(f"  {item['path']}: {item['reason']}")
+                    click.echo(single_line(f"  {item['path']}: {item['reason']}"))
         for reason, count in summary["rejected_rulings"].items():
             click.echo(f"rejected rulings: {count} ({reason})")
         for reason, count in summary["warnings"].items():
-            click.echo(f"warnings: {count} rulings ({reason})")
+            click.echo(single_line(f"warnings: {count} rulings ({reason})"))
         if summary["language_mismatches"]:
             click.echo(f"language mismatches: {len(summary['language_mismatches'])} "
                        "(declared language differs from the text's; detected language used)")
     if report.named_failures:
-        raise RulingsError(report.named_failures[0])
+        raise RulingsError(named_failures_line(report.named_failures))
+
+
+NAMED_SHOWN = 5     # failures named in the error line; the report above lists them all
+
+
+def named_failures_line(failures: list[str]) -> str:
+    """The one error line for the paths named on the command line that cannot be read: the failure
+    itself when there is one, else their count and the first NAMED_SHOWN ("path: reason") joined by "; "."""
+    if len(failures) == 1:
+        return failures[0]
+    shown = "; ".join(failures[:NAMED_SHOWN])
+    more = f"; and {len(failures) - NAMED_SHOWN} more (all in the report above)" if len(failures) > NAMED_SHOWN else ""
+    return f"{len(failures)} paths named cannot be read: {shown}{more}"

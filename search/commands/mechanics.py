@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from ingest.errors import UnknownMechanic
 from search import query
-from search.commands.options import entry_block, index_option, ready_index
+from search.commands.options import entry_block, index_option, json_text, ready_index
 
 # Display order and headings of the kinds (PRODUCT.md, "rulings mechanics").
 KIND_HEADINGS = {"keyword ability": "keyword abilities", "keyword action": "keyword actions",
@@ -28,7 +26,7 @@ def mechanics(name, lang, fmt, index_dir):
         return
     rows = mechanic_rows(query.mechanic_counts(index_dir, lang))
     if fmt == "json":
-        click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
+        click.echo(json_text(rows))
         return
     kind = None
     for row in rows:
@@ -55,7 +53,7 @@ def show_mechanic(index_dir, mechanic_id: str, lang: str | None, fmt: str) -> No
     hits = query.search(index_dir, None, query.Filters(mechanics=[mechanic_id], lang=lang), limit=100000)
     hits.sort(key=lambda e: (min(e["dates"]) if e["dates"] else "9999", e["id"]))
     if fmt == "json":
-        click.echo(json.dumps(hits, ensure_ascii=False, indent=1))
+        click.echo(json_text(hits))
         return
     click.echo(f"{mechanic_id}: {len(hits)} entries\n")
     for hit in hits:

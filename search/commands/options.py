@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from ingest.controls import escape_json_controls, single_line, without_controls
 from search import index, query
 
 
@@ -98,6 +100,19 @@ def filters_from(mechanic, card, set_code, lang, since, until) -> query.Filters:
     return query.Filters(list(mechanic), card, set_code, lang, since, until)
 
 
+def json_text(value, indent: int | None = 1) -> str:
+    """The JSON text a command prints: json.dumps without ASCII escapes, but with DEL and the C1
+    control characters escaped as ``\\u00XX`` (json escapes the C0 ones), so that no control
+    character from a document reaches the terminal raw; the value is the same JSON."""
+    return escape_json_controls(json.dumps(value, ensure_ascii=False, indent=indent))
+
+
+def printable(text: str) -> str:
+    """Text for the terminal: every control character removed but newline and tab (ingest/controls.py),
+    so that a document cannot send the terminal an escape sequence (an OSC title, a CSI colour)."""
+    return without_controls(text)
+
+
 def emphasise(text: str) -> str:
     """``**word**`` marks as terminal bold on a terminal; kept as-is when piped."""
     if sys.stdout.isatty():
@@ -106,18 +121,21 @@ def emphasise(text: str) -> str:
 
 
 def entry_block(entry: dict, text: str | None = None) -> str:
-    """The text rendering of one entry: text or snippet, then mechanics, cards, sets, date, id, sources."""
-    cards = entry["cards"]
+    """The text rendering of one entry: text or snippet, then mechanics, cards, sets, date, id, sources.
+
+    Control characters of the document are removed (printable) before the terminal styling is added;
+    the one-line fields (cards, sets, sources) lose newlines and tabs too."""
+    cards = [single_line(card) for card in entry["cards"]]
     shown = ", ".join(cards[:5]) + (f" +{len(cards) - 5} more" if len(cards) > 5 else "")
-    lines = [emphasise(text or entry["text"])]
+    lines = [emphasise(printable(text or entry["text"]))]
     if entry["mechanics"]:
         lines.append("  mechanics: " + ", ".join(entry["mechanics"]))
     if cards:
         lines.append("  cards: " + shown)
     if entry["sets"]:
-        lines.append("  sets: " + ", ".join(entry["sets"]))
+        lines.append("  sets: " + single_line(", ".join(entry["sets"])))
     sources = sorted({v["source"]["path"] for v in entry["variants"]})
-    lines.append(f"  date: {entry['date'] or 'undated'}   id: {entry['id']}   "
+    lines.append(f"  date: {single_line(entry['date'] or 'undated')}   id: {single_line(entry['id'])}   "
                  f"variants: {len(entry['variants'])}")
-    lines.append("  sources: " + ", ".join(Path(s).name for s in sources))
+    lines.append("  sources: " + single_line(", ".join(Path(s).name for s in sources)))
     return "\n".join(lines)

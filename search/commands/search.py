@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from search import query
-from search.commands.options import entry_block, filter_options, filters_from, index_option, ready_index
+from search.commands.options import (
+    entry_block,
+    filter_options,
+    filters_from,
+    index_option,
+    json_text,
+    printable,
+    ready_index,
+)
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -53,14 +59,14 @@ def search(words, mechanic, card, set_code, lang, since, until, limit, every_wor
         close = query.suggestions(index_dir, text)
         hint = f"Did you mean: {', '.join(close)}?" if close else ""
     if fmt == "json":
-        click.echo(json.dumps(hits, ensure_ascii=False, indent=1))
+        click.echo(json_text(hits))
     elif fmt == "jsonl":
         for hit in hits:
-            click.echo(json.dumps(hit, ensure_ascii=False))
+            click.echo(json_text(hit, indent=None))
     else:
         if not hits:
             click.echo("No rulings found.")
         for hit in hits:
             click.echo(entry_block(hit, hit["snippet"]) + "\n")
     if hint:
-        click.echo(hint, err=fmt != "text")
+        click.echo(printable(hint), err=fmt != "text")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import click
+
+from ingest.controls import single_line
 
 from ingest.errors import UnknownEntry
 from search import query
-from search.commands.options import entry_block, index_option, ready_index
+from search.commands.options import entry_block, index_option, json_text, printable, ready_index
 
 def _short(text: str, width: int = 100) -> str:
     return text if len(text) <= width else text[:width - 1] + "\u2026"
@@ -25,25 +25,26 @@ def show(entry_id, fmt, index_dir):
     if entry is None:
         raise UnknownEntry(f"no entry has the id {entry_id!r}")
     if fmt == "json":
-        click.echo(json.dumps(entry, ensure_ascii=False, indent=1))
+        click.echo(json_text(entry))
         return
     click.echo(entry_block(entry))
     if entry.get("repairs"):
-        click.echo("  repaired for matching: " + "; ".join(entry["repairs"]))
+        click.echo(printable("  repaired for matching: " + "; ".join(entry["repairs"])))
     click.echo(f"\nvariants ({len(entry['variants'])}), with similarity to the canonical text:")
     for v in entry["variants"]:
-        click.echo(f"  [{v['similarity']:.2f}] {v['date'] or 'undated'} {v['card'] or v['oracle_id'] or '-'}"
-                   f" ({v['set'] or '-'}) {v['source']['path']} [{v['source']['format']}]")
+        click.echo(single_line(f"  [{v['similarity']:.2f}] {v['date'] or 'undated'} "
+                               f"{v['card'] or v['oracle_id'] or '-'} ({v['set'] or '-'}) {v['source']['path']} "
+                               f"[{v['source']['format']}]"))
         if v["text"] != entry["text"]:
-            click.echo(f"         {v['text']}")
+            click.echo(printable(f"         {v['text']}"))
     if entry["related"]:
         click.echo("\nrelated (close but different; the guard that kept them apart):")
         for r in entry["related"]:
             other = query.entry_by_id(index_dir, r["id"])
-            click.echo(f"  {r['id']}: {r['reason']}")
+            click.echo(printable(f"  {r['id']}: {r['reason']}"))
             if other is not None:
-                click.echo(f"         {_short(other['text'])}")
+                click.echo(printable(f"         {_short(other['text'])}"))
     if entry["translations"]:
         click.echo("\ntranslations:")
         for t in entry["translations"]:
-            click.echo(f"  {t['id']} [{t['lang']}] {t['text']}")
+            click.echo(printable(f"  {t['id']} [{t['lang']}] {t['text']}"))

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
+from ingest.controls import single_line
 from search import catalog
-from search.commands.options import index_option, ready_index
+from search.commands.options import index_option, json_text, ready_index
 
 
 def source_row(record: catalog.SourceRecord) -> dict:
@@ -24,14 +23,14 @@ def sources(fmt, index_dir):
     """The ingested sources with format, rulings read and entries they contribute to."""
     rows = [source_row(record) for record in catalog.sources(ready_index(index_dir))]
     if fmt == "json":
-        click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
+        click.echo(json_text(rows))
         return
     for row in rows:
         if row["skipped"] or row["rejected"]:
             kind = "skipped" if row["skipped"] else "rejected"
-            click.echo(f"{row['path']}\n  {kind}: {row['skipped'] or row['rejected']}")
+            click.echo(f"{single_line(row['path'])}\n  {kind}: {single_line(row['skipped'] or row['rejected'])}")
         else:
-            click.echo(f"{row['path']}\n  {row['format']}: {row['rulings']} rulings, "
+            click.echo(f"{single_line(row['path'])}\n  {row['format']}: {row['rulings']} rulings, "
                        f"{row['entries']} entries")
     read = sum(1 for row in rows if row["rulings"])
     click.echo(f"{len(rows)} sources, {read} with rulings, {sum(r['rulings'] for r in rows)} rulings")

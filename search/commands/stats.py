@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from search import catalog
-from search.commands.options import index_option, ready_index
+from search.commands.options import index_option, json_text, ready_index
 
 @click.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
@@ -19,7 +17,7 @@ def stats(fmt, index_dir):
                                      "formats", "mechanics", "sources")}
     shown["warnings"] = figures.get("warnings", {})
     if fmt == "json":
-        click.echo(json.dumps(shown, ensure_ascii=False, indent=1))
+        click.echo(json_text(shown))
         return
     click.echo(f"rulings read:      {figures['rulings']}")
     click.echo(f"entries:           {figures['entries']}")

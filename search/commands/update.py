@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 import click
 
+from ingest.controls import single_line
 from ingest.errors import RulingsError
-from search.commands.options import default_index, index_option
+from search.commands.options import default_index, index_option, json_text
 
 # The download code (httpx, rich) is imported by the command itself, so that other commands never pay for it.
 SOURCES = ("scryfall", "mtgjson")           # search/update.py SOURCES
@@ -51,7 +51,7 @@ def update(source, sets, base_url, timeout, fmt, index_dir):
     with client:
         report = updater.update(index_dir, source, tuple(sets), base_url, client=client, progress=Progress())
     if fmt == "json":
-        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=1))
+        click.echo(json_text(report.to_json()))
         return
     for line in report_lines(report):
         click.echo(line)
@@ -59,7 +59,7 @@ def update(source, sets, base_url, timeout, fmt, index_dir):
 
 def report_lines(report) -> list[str]:
     """The text report of a search/update.py UpdateReport: one line per download, the card names, the
-    files written, the ingest figures."""
+    files written and the notes on them, the ingest figures."""
     from rich.filesize import decimal
 
     lines = []
@@ -75,6 +75,7 @@ def report_lines(report) -> list[str]:
     if report.named is not None:
         lines.append(f"card names: {report.named[0]} of {report.named[1]} oracle ids named")
     lines.append(f"ingest files: {report.files_written} of {report.files_total} written")
+    lines.extend(single_line(f"note: {note}") for note in report.notes)
     ingest = report.ingest
     if ingest is not None:
         figures = ingest.to_json()
@@ -86,5 +87,5 @@ def report_lines(report) -> list[str]:
         else:
             lines.append(f"index unchanged: {figures['rulings']} rulings, {ingest.entries} entries")
         for item in figures["rejected"]:
-            lines.append(f"rejected: {item['path']}: {item['reason']}")
+            lines.append(single_line(f"rejected: {item['path']}: {item['reason']}"))
     return lines

@@ -1,0 +1,136 @@
+"""``rulings ingest`` never lets a path it was given vanish (issue 21, items 3 and 13): a folder that
+cannot be read is rejected with its reason (named directly: exit 1), what was ingested from it before
+stays, and every path named that cannot be read is named in the error line."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from ingest.read import walk
+from ingest.errors import ReadError
+from search import index
+from search.cli import cli
+
+SEEDS = ("000_4791008fab4c9afc.txt", "002_cb6211493364d1de.txt")       # 17 and 11 rulings
+
+
+@contextmanager
+def unreadable(folder: Path, monkeypatch):
+    """Make folder unreadable: mode 000, and (for root, whom modes do not stop) the EACCES the kernel
+    gives anyone else when os.walk lists it."""
+    real = os.scandir
+
+    def scandir(path="."):
+        if Path(path) == folder:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+        return real(path)
+
+    folder.chmod(0)
+    if os.geteuid() == 0:
+        monkeypatch.setattr(os, "scandir", scandir)
+    try:
+        yield
+    finally:
+        monkeypatch.setattr(os, "scandir", real)
+        folder.chmod(0o755)
+
+
+@pytest.fixture
+def docs(shared, tmp_path) -> Path:
+    """docs/a.txt and docs/sub/b.txt: two real seed pages."""
+    folder = tmp_path / "docs"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.txt").write_bytes((shared / "seeds" / SEEDS[0]).read_bytes())
+    (folder / "sub" / "b.txt").write_bytes((shared / "seeds" / SEEDS[1]).read_bytes())
+    return folder
+
+
+def ingest(runner, index_dir, *paths):
+    return runner.invoke(cli, ["ingest", *map(str, paths), "--format", "json", "--index", str(index_dir)])
+
+
+def test_unreadable_folder_named_directly_is_an_error(runner, docs, tmp_path, monkeypatch):
+    with unreadable(docs / "sub", monkeypatch):
+        result = ingest(runner, tmp_path / "ix", docs / "sub")
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: {docs / 'sub'}: cannot be read (Permission denied)\n"
+    assert json.loads(result.stdout)["rejected"] == [{"path": str(docs / "sub"),
+                                                      "reason": "cannot be read (Permission denied)"}]
+
+
+def test_unreadable_subfolder_is_rejected_and_keeps_what_it_gave(runner, docs, tmp_path, monkeypatch):
+    index_dir = tmp_path / "ix"
+    (docs / "subway.txt").write_bytes((docs / "a.txt").read_bytes())      # beside sub, not in it
+    first = ingest(runner, index_dir, docs)
+    assert first.exit_code == 0 and json.loads(first.stdout)["rulings"] == 45
+    (docs / "subway.txt").unlink()                                          # gone: its rulings go
+    with unreadable(docs / "sub", monkeypatch):
+        again = ingest(runner, index_dir, docs)
+        text = runner.invoke(cli, ["ingest", str(docs), "--index", str(index_dir)])
+    assert again.exit_code == 0, again.output                      # found by walking: reported, exit 0
+    report = json.loads(again.stdout)
+    assert report["rejected"] == [{"path": str(docs / "sub"), "reason": "cannot be read (Permission denied)"}]
+    assert f"  {docs / 'sub'}: cannot be read (Permission denied)" in text.stdout.splitlines()
+    # the rulings ingested from the folder before are kept: 17 + 11 variants
+    variants = sorted(Path(v["source"]["path"]).name for e in index.all_entries(index_dir) for v in e["variants"])
+    assert variants == ["a.txt"] * 17 + ["b.txt"] * 11
+    stats = json.loads(runner.invoke(cli, ["stats", "--format", "json", "--index", str(index_dir)]).stdout)
+    assert stats["rulings"] == 28
+
+
+def test_walk_without_a_handler_raises_for_an_unreadable_folder(docs, monkeypatch):
+    with unreadable(docs / "sub", monkeypatch):
+        with pytest.raises(ReadError, match=r"sub: cannot be read \(Permission denied\)"):
+            list(walk(docs))
+        found = []
+        assert list(walk(docs, on_error=lambda where, why: found.append((where, why)))) == [docs / "a.txt"]
+    assert found == [(docs / "sub", "cannot be read (Permission denied)")]
+
+
+def test_every_path_named_that_cannot_be_read_is_in_the_error(runner, docs, tmp_path):
+    """The error line named only the first of several rejected files."""
+    bad = []
+    for number in range(7):
+        path = tmp_path / f"cut{number}.json"
+        path.write_text('{"object": "list", "data": [{"object": "ruling", "comment": "cut', "utf-8")
+        bad.append(path)
+    result = ingest(runner, tmp_path / "ix", docs / "a.txt", bad[0], bad[1])
+    assert result.exit_code == 1
+    reason = json.loads(result.stdout)["rejected"][0]["reason"]
+    assert reason.startswith("truncated JSON")
+    assert result.stderr == f"Error: 2 paths named cannot be read: {bad[0]}: {reason}; {bad[1]}: {reason}\n"
+    assert json.loads(result.stdout)["rulings"] == 17                # the good file is ingested all the same
+    many = ingest(runner, tmp_path / "ix", *bad)
+    shown = "; ".join(f"{path}: {reason}" for path in bad[:5])
+    assert many.stderr == f"Error: 7 paths named cannot be read: {shown}; and 2 more (all in the report above)\n"
+    one = ingest(runner, tmp_path / "ix", bad[0])
+    assert one.stderr == f"Error: {bad[0]}: {reason}\n"
+
+
+def test_a_file_name_that_is_not_utf8_loses_nothing(shared, tmp_path):
+    """Found looking for siblings: a file whose name is not UTF-8 (its str holds lone surrogates) failed
+    the whole ingest with 'an argument holds bytes that are not UTF-8 text' (the index could not hold the
+    path). The file is read; the path its rulings show has U+FFFD for the bad byte."""
+    import subprocess
+    import sys
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    name = os.fsdecode(b"\xffseed.txt")
+    (docs / name).write_bytes((shared / "seeds" / SEEDS[0]).read_bytes())
+    (docs / "b.txt").write_bytes((shared / "seeds" / SEEDS[1]).read_bytes())
+    main = [sys.executable, "-c", "from search.cli import main; main()"]
+    env = {**os.environ, "RULINGS_INDEX": str(tmp_path / "ix")}
+    done = subprocess.run([*main, "ingest", str(docs), "--format", "json"], capture_output=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["rulings"] == 28
+    exported = subprocess.run([*main, "export"], capture_output=True, env=env, timeout=300, check=True).stdout
+    paths = {v["source"]["path"] for line in exported.decode("utf-8").splitlines()[1:]
+             for v in json.loads(line)["variants"]}
+    assert paths == {str(docs / "\ufffdseed.txt"), str(docs / "b.txt")}
