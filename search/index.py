@@ -896,13 +896,14 @@ def decoded_entry(text: bytes) -> dict:
 
 
 def _entry_columns(opened) -> list[tuple[int, object, object]]:
-    """(first document number, segment reader, ``entry`` column reader) of each segment of a searcher(),
-    made once per searcher."""
+    """(first document number, segment reader, ``entry`` column reader) of each segment of a searcher()
+    that holds documents, made once per searcher; [] for an empty index (a first ingest of 0 entries)."""
     found = opened.__dict__.get("_rulings_entry_columns")
     if found is None:
         found = []
         for subsearcher, offset in opened.leaf_searchers():
             reader = subsearcher.reader()
-            found.append((offset, reader, reader.column_reader("entry", translate=False)))
+            if reader.doc_count_all():       # an empty index's reader has no columns (NotImplementedError)
+                found.append((offset, reader, reader.column_reader("entry", translate=False)))
         opened.__dict__["_rulings_entry_columns"] = found
     return found

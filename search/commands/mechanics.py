@@ -30,6 +30,10 @@ def mechanics(name, lang, fmt, index_dir):
     if fmt == "json":
         click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
         return
+    if not rows:
+        click.echo("No mechanics: the index holds no entries." if lang is None else
+                   f"No mechanics: the index holds no entries in {lang!r}.")
+        return
     kind = None
     for row in rows:
         if row["kind"] != kind:
