@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from ingest.pipeline import Corpus
     from ingest.read import FileResult
 
-STATE = "state.pkl"
+STATE = folder.STATE           # "state.pkl"
 SUMMARY = "summary.json"
 RULINGS_DB = "rulings.sqlite"
 CORPUS = "corpus.pkl"
@@ -261,17 +261,79 @@ def load_state(index_dir: Path, corpus: bool = True) -> State:
     index_dir = folder.live(index_dir)
     path = index_dir / STATE
     if not path.exists():
-        if index.exists(index_dir):
+        if not any((index_dir / name).exists() for name in (*LINKED, *COPIED)) and was_index(index_dir):
+            raise DamagedIndex(f"{index_dir.parent}: the index is damaged (its live generation {index_dir.name} "
+                               "holds no index files); run 'rulings ingest --rebuild' with your sources")
+        if was_index(index_dir):
             raise DamagedIndex(f"{path}: missing beside an existing index, so the sources it held are "
                                "unknown; run 'rulings ingest --rebuild SOURCE...'")
         return State()
     state = _unpickle(path)
     if not isinstance(state, State) or getattr(state, "version", None) != STATE_VERSION:
         raise DamagedIndex(f"{path}: made by another version; run 'rulings ingest --rebuild'")
+    _check_store(index_dir, state)
     if corpus:
         state.corpus = _unpickle(index_dir / CORPUS)
     _repoint(state, index_dir)
     return state
+
+
+def _check_store(generation: Path, state: State) -> None:
+    """Raise DamagedIndex unless RULINGS_DB holds a row for every ruling of the remembered sources.
+
+    Their rulings live only there: an entry re-formed without them would lose its variants (and
+    rewriting lost Whoosh files failed on the first missing one with a KeyError).
+    """
+    expected = sum(len(record.result.rulings) for record in state.sources.values()
+                   if isinstance(record.result.rulings, StoredRulings))
+    if not expected:
+        return
+    import sqlite3
+
+    path = generation / RULINGS_DB
+    if not path.is_file():
+        raise DamagedIndex(f"{path}: missing, so the rulings of the remembered sources are gone; "
+                           "run 'rulings ingest --rebuild' with your sources")
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            found = db.execute("SELECT count(*) FROM rulings").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error as err:
+        raise DamagedIndex(f"{path}: cannot be read ({err}); run 'rulings ingest --rebuild' with your sources") \
+            from None
+    if found != expected:
+        raise DamagedIndex(f"{path}: holds {found} of the {expected} rulings of the remembered sources; "
+                           "run 'rulings ingest --rebuild' with your sources")
+
+
+def was_index(generation: Path) -> bool:
+    """True when a live folder (search/folder.py live()) holds or held a complete index: any of an index's
+    files is there (LINKED, COPIED), or it is the generation folder that CURRENT names (a switch happens only
+    once a generation is complete). False for a new or empty folder, or what a killed first build left."""
+    generation = Path(generation)
+    if any((generation / name).exists() for name in (*LINKED, *COPIED)):
+        return True
+    pointer = generation.parent / folder.CURRENT
+    return folder.GENERATION.fullmatch(generation.name) is not None and pointer.is_file()
+
+
+def repairable(index_dir: Path) -> bool:
+    """For an index folder whose live generation holds no Whoosh index (search/index.py exists() is False):
+    True when its remembered state can write the Whoosh files again (rebuild_entries()), False when it
+    holds no index yet (a new or empty folder, or what a first build killed early left).
+
+    Raises DamagedIndex for a folder that holds other files (refuse_foreign()) and for an index whose
+    pieces are gone: CURRENT missing beside a complete generation (search/folder.py live()), a state
+    missing, unreadable or made by another version, or the store of its rulings missing (load_state()).
+    """
+    refuse_foreign(index_dir)
+    current = folder.live(index_dir)
+    if not was_index(current):
+        return False
+    load_state(current)
+    return True
 
 
 def _repoint(state: State, generation: Path) -> None:

@@ -5,6 +5,7 @@ ever replaced by the bundled demo corpus."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -61,3 +62,123 @@ def test_rebuild_to_nothing_and_removing_the_last_source_leave_a_usable_index(ru
     result = runner.invoke(cli, ["export", "--format", "json", "--index", str(index_dir)])
     assert (result.exit_code, result.stdout) == (0, "[]\n")
     assert folder.live(index_dir).name == "gen-000004"
+
+
+TENTH = "realdata/mtgjson3-sets/10E.json"          # SOURCES.md: 283 rulings
+
+
+@pytest.fixture(scope="module")
+def tenth_index(shared, tmp_path_factory):
+    """An index of the real MTGJSON v3 Tenth Edition file (283 rulings, 259 entries)."""
+    index_dir = tmp_path_factory.mktemp("tenth") / "ix"
+    report = catalog.ingest(index_dir, [shared / TENTH])
+    assert (sum(len(f.rulings) for f in report.files), report.entries) == (283, 259)
+    return index_dir
+
+
+@pytest.fixture
+def tenth_copy(tenth_index, tmp_path):
+    copy = tmp_path / "ix"
+    shutil.copytree(tenth_index, copy)
+    return copy
+
+
+def one_error_line(result, line):
+    assert (result.exit_code, result.stdout) == (1, ""), result.output
+    assert result.stderr == f"Error: {line}\n"
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def still_holds_tenth(index_dir):
+    """Every generation folder that held the user's index still holds its 283 rulings, and no demo was built."""
+    summaries = [json.loads((g / "summary.json").read_text("utf-8")) for _, g in folder.generations(index_dir)]
+    assert [s["rulings"] for s in summaries] == [283]
+
+
+COMMANDS = [["search", "flying"], ["card", "Ancestor's Chosen"], ["export"], ["mechanics"], ["stats"],
+            ["sources"], ["show", "r-x"], ["remove", "x.json"], ["ingest"]]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[0])
+def test_missing_current_is_a_damaged_index_never_the_demo(runner, tenth_copy, command):
+    (tenth_copy / "CURRENT").unlink()
+    result = runner.invoke(cli, [*command, "--index", str(tenth_copy)])
+    one_error_line(result, f"{tenth_copy}: the index is damaged (CURRENT is missing beside 1 generation folder); "
+                           "run 'rulings ingest --rebuild' with your sources")
+    still_holds_tenth(tenth_copy)
+
+
+def test_backup_restored_without_current(runner, shared, tenth_index, tmp_path, monkeypatch):
+    restored = tmp_path / "restored"
+    restored.mkdir()
+    for _, generation in folder.generations(tenth_index):
+        shutil.copytree(generation, restored / generation.name)
+    monkeypatch.setenv("RULINGS_INDEX", str(restored))            # the default location: still no demo
+    result = runner.invoke(cli, ["ingest", str(shared / "realdata/scryfall-aioscryfall/single-card.json")])
+    one_error_line(result, f"{restored}: the index is damaged (CURRENT is missing beside 1 generation folder); "
+                           "run 'rulings ingest --rebuild' with your sources")
+    still_holds_tenth(restored)
+    rebuilt = runner.invoke(cli, ["ingest", "--rebuild", str(shared / TENTH), "--format", "json"])
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert (json.loads(rebuilt.stdout)["entries"], (restored / "CURRENT").read_text()) == (259, "gen-000002\n")
+    assert [g.name for _, g in folder.generations(restored)] == ["gen-000001", "gen-000002"]  # the old one kept
+
+
+def test_empty_live_generation_is_a_damaged_index(runner, tenth_copy):
+    live = folder.live(tenth_copy)
+    shutil.rmtree(live)
+    live.mkdir()
+    for command in (["search", "flying"], ["ingest"], ["stats"]):
+        result = runner.invoke(cli, [*command, "--index", str(tenth_copy)])
+        one_error_line(result, f"{tenth_copy}: the index is damaged (its live generation {live.name} holds no "
+                               "index files); run 'rulings ingest --rebuild' with your sources")
+
+
+def test_missing_rulings_store_is_a_damaged_index(runner, shared, tenth_copy):
+    """Without rulings.sqlite the remembered sources' rulings are gone: an ingest must not go on as if they
+    were there (a later re-formed entry loses its variants), and rewriting lost Whoosh files from the state
+    stopped with a KeyError traceback."""
+    live = folder.live(tenth_copy)
+    (live / "rulings.sqlite").unlink()
+    single = shared / "realdata/scryfall-aioscryfall/single-card.json"
+    expected = (f"{live / 'rulings.sqlite'}: missing, so the rulings of the remembered sources are gone; "
+                "run 'rulings ingest --rebuild' with your sources")
+    one_error_line(runner.invoke(cli, ["ingest", str(single), "--index", str(tenth_copy)]), expected)
+    shutil.rmtree(live / "whoosh")
+    one_error_line(runner.invoke(cli, ["search", "flying", "--index", str(tenth_copy)]), expected)
+    assert catalog.summary(tenth_copy)["entries"] == 259
+
+
+def test_mistyped_index_folder_is_not_filled_with_the_demo(runner, tenth_index, tmp_path):
+    typo = tmp_path / "ixx"
+    for command in (["search", "flying"], ["card", "Ancestor's Chosen"], ["stats"], ["mechanics"]):
+        result = runner.invoke(cli, [*command, "--index", str(typo)])
+        one_error_line(result, f"{typo}: no rulings index here; make one with 'rulings ingest SOURCE... --index "
+                               f"{typo}' (or 'rulings update --index {typo}' for every official ruling)")
+    assert not typo.exists()
+
+
+def test_default_location_builds_the_demo_and_says_so_once(runner, tmp_path, monkeypatch):
+    home = tmp_path / "data" / "index"
+    monkeypatch.setenv("RULINGS_INDEX", str(home))
+    first = runner.invoke(cli, ["search", "proliferate", "--format", "json"])
+    assert first.exit_code == 0, first.output
+    assert first.stderr == (f"{home}: no index yet, so it was built from the bundled demo corpus (54 rulings); "
+                            "'rulings update' brings every official ruling, 'rulings ingest PATH' your own files\n")
+    assert len(json.loads(first.stdout)) == 7                       # the seeds' 7 proliferate entries
+    again = runner.invoke(cli, ["search", "proliferate", "--format", "json", "--index", str(home)])
+    assert (again.exit_code, again.stderr, again.stdout) == (0, "", first.stdout)
+
+
+def test_rulings_store_missing_rows_is_a_damaged_index(runner, tenth_copy):
+    import sqlite3
+
+    live = folder.live(tenth_copy)
+    db = sqlite3.connect(live / "rulings.sqlite")
+    db.execute("DELETE FROM rulings WHERE idx >= 200")
+    db.commit()
+    db.close()
+    shutil.rmtree(live / "whoosh")
+    result = runner.invoke(cli, ["stats", "--index", str(tenth_copy)])
+    one_error_line(result, f"{live / 'rulings.sqlite'}: holds 200 of the 283 rulings of the remembered sources; "
+                           "run 'rulings ingest --rebuild' with your sources")

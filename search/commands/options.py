@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from ingest.errors import RulingsError
 from search import index, query
 
 
@@ -45,22 +46,34 @@ def index_option(fn):
 
 
 def ready_index(index_dir: Path | None) -> Path:
-    """The index folder, built from the bundled corpus when it holds no index yet.
+    """The index folder (index_dir, else default_index()), ready to answer.
 
-    Raises DamagedIndex for a folder that holds other files but no index (search/catalog.py refuse_foreign).
+    A folder that holds no index yet is built from the bundled demo corpus only at the default location,
+    and says so on stderr once; a folder given with --index that holds no index is a RulingsError naming
+    how to make one (a mistyped folder is not filled with the demo). A folder whose Whoosh files are gone
+    but whose remembered sources are intact is rewritten from them (said on stderr). Raises DamagedIndex
+    for a damaged or incomplete index and for a folder that holds other files (search/catalog.py
+    repairable()): nothing a user built is replaced by the demo.
     """
+    given = index_dir
     index_dir = index_dir or default_index()
     if index.exists(index_dir):
         return index_dir
-    from corpus import corpus_files          # building an index: the catalog and the bundled corpus
-    from search import catalog, folder
-    catalog.refuse_foreign(index_dir)
-    if (folder.live(index_dir) / catalog.STATE).exists():
+    from search import catalog          # building an index: the catalog and the bundled corpus
+    if catalog.repairable(index_dir):
         # the Whoosh files are gone but the remembered sources are not: rewrite the index from them
         click.echo(f"{index_dir}: index files missing; rebuilding them from the remembered sources", err=True)
         catalog.rebuild_entries(index_dir)
-    else:
-        catalog.ingest_if_missing(index_dir, corpus_files())
+        return index_dir
+    if given is not None and os.path.abspath(given) != os.path.abspath(default_index()):
+        raise RulingsError(f"{given}: no rulings index here; make one with 'rulings ingest SOURCE... --index "
+                           f"{given}' (or 'rulings update --index {given}' for every official ruling)")
+    from corpus import corpus_files
+    report = catalog.ingest_if_missing(index_dir, corpus_files())
+    if report is not None:
+        click.echo(f"{index_dir}: no index yet, so it was built from the bundled demo corpus "
+                   f"({sum(len(f.rulings) for f in report.files)} rulings); 'rulings update' brings every "
+                   "official ruling, 'rulings ingest PATH' your own files", err=True)
     return index_dir
 
 
