@@ -24,6 +24,13 @@ def shared() -> Path:
     return SHARED
 
 
+@pytest.fixture(autouse=True)
+def default_index_in_tmp(tmp_path_factory, monkeypatch):
+    """$RULINGS_INDEX in a temporary folder: a command given no --index (or one whose --index came after
+    '--') builds its demo index there, never in the user's data folder."""
+    monkeypatch.setenv("RULINGS_INDEX", str(tmp_path_factory.mktemp("default") / "index"))
+
+
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()

@@ -95,3 +95,44 @@ def test_shared_ruling_listed_once(runner, mtg_index):
     hits = json.loads(run(runner, mtg_index, "greater", "toughness", "--format", "json").stdout)
     assert [h["text"] for h in hits] == [SHARED]
     assert len(hits[0]["variants"]) == 6
+
+
+# Mistyped options (issue 21, item 12), on the real MTGJSON v3 Tenth Edition rulings.
+@pytest.fixture(scope="module")
+def tenth_index(shared, tmp_path_factory):
+    from search import catalog
+
+    folder = tmp_path_factory.mktemp("tenth-search") / "ix"
+    catalog.ingest(folder, [shared / "realdata/mtgjson3-sets/10E.json"])
+    return folder
+
+
+def texts(result) -> list[str]:
+    assert (result.exit_code, result.stderr) == (0, ""), result.output
+    return [hit["text"][:40] for hit in json.loads(result.stdout)]
+
+
+@pytest.mark.parametrize("args,line", [
+    pytest.param(["--lmit", "3", "flying"], "No such option: --lmit. Did you mean --limit?", id="long"),
+    pytest.param(["--lmit=3", "flying"], "No such option: --lmit=3. Did you mean --limit?", id="long-value"),
+    pytest.param(["flying", "--formt", "json"], "No such option: --formt. Did you mean --format?", id="after-word"),
+    pytest.param(["flying", "-reach"], "No such option: -reach. A query word that looks like an option goes "
+                                       "after '--': rulings search -- -reach", id="short"),
+])
+def test_mistyped_option_is_a_usage_error(runner, tenth_index, args, line):
+    result = run(runner, tenth_index, *args)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.endswith(f"\nError: {line}\n")
+
+
+def test_words_that_start_with_minus_and_are_query_words(runner, tenth_index):
+    flying = texts(run(runner, tenth_index, "flying", "--format", "json"))
+    assert len(flying) == 4
+    assert texts(runner.invoke(cli, ["search", "--index", str(tenth_index), "--format", "json", "--",
+                                     "flying", "-reach"])) == \
+        ["Whether or not a creature has flying is "]                      # the 3 reach entries excluded
+    assert texts(run(runner, tenth_index, "flying", "-set:10E", "--format", "json")) == []
+    assert texts(run(runner, tenth_index, "-1/-1", "--format", "json")) == \
+        ["If Ascendant Evincar stops being black, ", "If Chimeric Staff is already an artifact"]
+    assert texts(run(runner, tenth_index, "--limit=1", "flying", "--format=json")) == flying[:1]
+    assert texts(run(runner, tenth_index, "--card", "-reach", "--format", "json")) == []   # an option's value
