@@ -39,7 +39,8 @@ import pickle
 import time
 from collections import Counter
 from stat import S_ISREG
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -522,6 +523,16 @@ def ingest_if_missing(index_dir: Path, paths: list[Path]) -> IngestReport | None
         return _ingest(index_dir, paths, False, started)
 
 
+def built_meanwhile(index_dir: Path) -> bool:
+    """True when index_dir holds an index once no process is updating it: a command given a folder where
+    a first build is running waits for it (IndexBusy past the lock timeout). False at once for a folder
+    that holds no writer lock file (nothing was ever built there)."""
+    if not (Path(index_dir) / folder.LOCK).is_file():
+        return False
+    with folder.locked(index_dir):
+        return index.exists(index_dir)
+
+
 def refuse_foreign(index_dir: Path) -> None:
     """Raise DamagedIndex when index_dir holds files but no index of ours (a folder given by mistake)."""
     if folder.is_foreign(index_dir, LINKED):
@@ -586,7 +597,7 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
         return IngestReport(files, figures["entries"], run_rejected(state, checked),
                             time.perf_counter() - started, named_failures, changed=False, timings=timings,
                             **run_extras(state, checked))
-    with folder.next_generation(index_dir, current, LINKED, COPIED) as generation:
+    with next_generation(index_dir, current) as generation:
         if not rebuild and (generation / STATE).exists():
             state.corpus = _unpickle(generation / CORPUS)   # the pipeline's memory, only when there is work
         _repoint(state, generation)
@@ -595,6 +606,36 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
     return IngestReport(files, figures["entries"], run_rejected(state, checked), time.perf_counter() - started,
                         named_failures, changed=True, parsed=len(added), index_changes=changes,
                         timings=timings, **run_extras(state, checked))
+
+
+class IndexWriteError(RulingsError):
+    """The machine refused a write while the next generation was built (a full disk, a quota, a read-only
+    or failing disk); the live index is unchanged."""
+
+
+@contextmanager
+def next_generation(index_dir: Path, current: Path | None) -> Iterator[Path]:
+    """search/folder.py next_generation() of the index files (LINKED, COPIED), made live only when the
+    block ends without error.
+
+    An OSError (ENOSPC, EDQUOT, EROFS, EIO, a worker process lost, ...) or SQLite error raised while it
+    is built or switched becomes one IndexWriteError naming the index folder and the reason ("...;
+    nothing was changed"): the new generation is removed and the live one stays as it was.
+    """
+    try:
+        with folder.next_generation(index_dir, current, LINKED, COPIED) as generation:
+            yield generation
+    except OSError as err:
+        reason = err.strerror or str(err)
+        if err.filename:
+            reason = f"{err.filename}: {reason}"
+        raise IndexWriteError(f"{index_dir}: cannot write the index ({reason}); nothing was changed") from None
+    except Exception as err:
+        import sqlite3
+
+        if not isinstance(err, sqlite3.Error):
+            raise
+        raise IndexWriteError(f"{index_dir}: cannot write the index ({err}); nothing was changed") from None
 
 
 def in_index_folder(file: Path, root: Path) -> bool:
@@ -651,7 +692,7 @@ def remove(index_dir: Path, path: Path) -> tuple[list[SourceRecord], int]:
             raise RulingsError(f"{path}: not an ingested source (see 'rulings sources')")
         for record in dropped:
             del state.sources[record.path]
-        with folder.next_generation(index_dir, current, LINKED, COPIED) as generation:
+        with next_generation(index_dir, current) as generation:
             state.corpus = _unpickle(generation / CORPUS)
             _repoint(state, generation)
             update_entries(generation, state, [], dropped)
@@ -788,7 +829,7 @@ def rebuild_entries(index_dir: Path) -> int:
         current = folder.live(index_dir)
         if index.exists(current):
             return summary(current)["entries"]
-        with folder.next_generation(index_dir, current, LINKED, COPIED) as generation:
+        with next_generation(index_dir, current) as generation:
             state = load_state(generation)
             store = RulingStore(generation)
             result = update_corpus(state.corpus, {}, {}, store.get, everything=True)

@@ -303,10 +303,17 @@ class Cache:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write bytes to a hidden temporary file beside path, then rename it over path."""
+    """Write bytes to a hidden temporary file beside path, then rename it over path.
+
+    Raises UpdateError naming path when the machine refuses the write (a full disk): path is unchanged.
+    """
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    try:
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise UpdateError(f"{path}: cannot be written ({err.strerror or err}); {KEEP_WORKING}") from None
 
 
 def open_data(path: Path) -> IO[bytes]:
@@ -462,6 +469,9 @@ def _attempt(client: Client, cache: Cache, name: str, url: str, part: Path, prog
                     advance(len(chunk))
             except httpx.TransportError as err:
                 raise _cut_short(url, start + received, expected, _reason(err)) from None
+            except OSError as err:            # a full disk: what was written is kept, to be resumed
+                raise UpdateError(f"{part}: cannot be written ({err.strerror or err}); free some space and "
+                                  f"run 'rulings update' again to resume; {KEEP_WORKING}") from None
         total = start + received
         if expected is not None and total != expected:
             raise _cut_short(url, total, expected, "connection closed early")

@@ -240,10 +240,10 @@ def next_generation(root: Path, base: Path | None, linked: Iterable[str],
                 if (base / name).exists():
                     shutil.copy2(base / name, folder / name)
         yield folder
+        _switch(root, folder)    # raises only before CURRENT is replaced (a full disk): the new folder goes
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    _switch(root, folder)
     tidy(root)
     if base == root:             # the layout before generations: its files now live in the folder
         for name in [*linked, *copied]:
@@ -273,8 +273,12 @@ def _link(source: Path, target: Path) -> None:
 def _switch(root: Path, folder: Path) -> None:
     """Make folder the live generation: write CURRENT beside it, then rename over the old one."""
     pointer = root / (CURRENT + ".tmp")
-    with open(pointer, "w", encoding="ascii") as handle:
-        handle.write(folder.name + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
+    try:
+        with open(pointer, "w", encoding="ascii") as handle:
+            handle.write(folder.name + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        pointer.unlink(missing_ok=True)
+        raise
     os.replace(pointer, root / CURRENT)

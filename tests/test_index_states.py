@@ -4,12 +4,17 @@ ever replaced by the bundled demo corpus."""
 
 from __future__ import annotations
 
+import errno
 import json
 import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from search import catalog, folder
+from search import catalog, folder, index
 from search.cli import cli
 
 EMPTY_LIST = "realdata/scryfall-cassette-mtgjson/decoded_bodies/rulings_b443504e-1b25-4565-bad7-2575826c7bb9.json"
@@ -182,3 +187,75 @@ def test_rulings_store_missing_rows_is_a_damaged_index(runner, tenth_copy):
     result = runner.invoke(cli, ["stats", "--index", str(tenth_copy)])
     one_error_line(result, f"{live / 'rulings.sqlite'}: holds 200 of the 283 rulings of the remembered sources; "
                            "run 'rulings ingest --rebuild' with your sources")
+
+
+# A full disk while an ingest writes the next generation (issue 21, item 11): one Error line, the live
+# index as it was. The write is refused by an injected OSError(ENOSPC) in the layer that writes.
+FULL = OSError(errno.ENOSPC, "No space left on device")
+
+
+def refuse(*args, **kwargs):
+    raise FULL
+
+
+def unchanged(index_dir, generations):
+    assert [g.name for _, g in folder.generations(index_dir)] == generations
+    assert catalog.summary(index_dir)["rulings"] == 283
+    assert len(list(index.all_entries(index_dir))) == 259
+
+
+@pytest.mark.parametrize("where", ["state-pickle", "whoosh-segment", "summary", "rulings-store", "current"])
+def test_full_disk_during_an_ingest_is_one_error_line(runner, shared, tenth_copy, monkeypatch, where):
+    from whoosh.filedb.structfile import StructFile
+
+    before = [g.name for _, g in folder.generations(tenth_copy)]
+    if where == "state-pickle":
+        monkeypatch.setattr(catalog.pickle, "dump", refuse)
+    elif where == "whoosh-segment":
+        monkeypatch.setattr(StructFile, "write", refuse)
+    elif where == "summary":
+        monkeypatch.setattr(Path, "write_text", refuse)
+    elif where == "rulings-store":
+        def full_database(self):
+            raise sqlite3.OperationalError("database or disk is full")
+        monkeypatch.setattr(catalog.RulingStore, "commit", full_database)
+    else:
+        monkeypatch.setattr(folder.os, "fsync", refuse)
+    reason = "database or disk is full" if where == "rulings-store" else "No space left on device"
+    result = runner.invoke(cli, ["ingest", str(shared / "realdata/mtgjson3-sets/AER.json"), "--index", str(tenth_copy)])
+    one_error_line(result, f"{tenth_copy}: cannot write the index ({reason}); nothing was changed")
+    monkeypatch.undo()
+    unchanged(tenth_copy, before)
+
+
+WORKERS = """
+import errno, os, signal, sys
+from whoosh.filedb import structfile
+from search.cli import main
+os.cpu_count = lambda: 2                      # a full build writes through 2 worker processes
+feeder, write, how = os.getpid(), structfile.StructFile.write, sys.argv.pop(1)
+def refused(self, *args):
+    if os.getpid() != feeder:
+        if how == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        raise OSError(errno.ENOSPC, "No space left on device")
+    return write(self, *args)
+structfile.StructFile.write = refused
+main()
+"""
+
+
+@pytest.mark.parametrize("how,reason", [
+    ("full", "No space left on device"),
+    ("kill", "the index worker processes ended before the index was written"),
+])
+def test_index_workers_that_fail_stop_the_ingest_with_one_line(shared, tmp_path, how, reason):
+    """Whoosh's parallel writer (a full build) printed each worker's traceback and then waited for ever
+    on its job queue; a worker that ended without its segment would have been committed without it."""
+    index_dir = tmp_path / "ix"
+    sets = [str(shared / f"realdata/mtgjson3-sets/{code}.json") for code in ("AER", "A25")]
+    done = subprocess.run([sys.executable, "-c", WORKERS, how, "ingest", *sets, "--index", str(index_dir)],
+                          capture_output=True, text=True, timeout=240, check=False)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == f"Error: {index_dir}: cannot write the index ({reason}); nothing was changed\n"
+    assert sorted(p.name for p in index_dir.iterdir()) == ["lock"]

@@ -66,6 +66,8 @@ def ready_index(index_dir: Path | None) -> Path:
         catalog.rebuild_entries(index_dir)
         return index_dir
     if given is not None and os.path.abspath(given) != os.path.abspath(default_index()):
+        if catalog.built_meanwhile(index_dir):
+            return index_dir
         raise RulingsError(f"{given}: no rulings index here; make one with 'rulings ingest SOURCE... --index "
                            f"{given}' (or 'rulings update --index {given}' for every official ruling)")
     from corpus import corpus_files
