@@ -9,7 +9,6 @@ import click
 
 from ingest.errors import RulingsError
 from search import catalog, export as exporter
-from search.commands.mechanics import resolve_mechanic
 from search.commands.options import filter_options, index_option, ready_index
 
 
@@ -39,6 +38,8 @@ def export(mechanic, card, set_code, lang, since, until, any_mechanic, query_tex
     """
     if group_by and fmt not in ("md", "html"):
         click.echo(f"note: --group-by applies to the md and html formats; {fmt} is written ungrouped", err=True)
+    from ingest.tag import resolve_mechanic       # the one resolver (ingest/tag.py), as search and mechanics use
+
     selection = exporter.Selection([resolve_mechanic(m) for m in mechanic], any_mechanic, card,
                                    set_code, lang, since, until, (query_text or "").strip() or None)
     index_dir = ready_index(index_dir)
