@@ -136,3 +136,37 @@ def test_words_that_start_with_minus_and_are_query_words(runner, tenth_index):
         ["If Ascendant Evincar stops being black, ", "If Chimeric Staff is already an artifact"]
     assert texts(run(runner, tenth_index, "--limit=1", "flying", "--format=json")) == flying[:1]
     assert texts(run(runner, tenth_index, "--card", "-reach", "--format", "json")) == []   # an option's value
+
+
+# --since and --until take a year or a month, as date: does (issue 21, item 14); real XLN and SOI rulings.
+def ids(runner, index_dir, *args):
+    result = runner.invoke(cli, [*args, "--format", "json", "--index", str(index_dir)])
+    assert (result.exit_code, result.stderr) == (0, ""), result.output
+    return {entry["id"] for entry in json.loads(result.stdout)}
+
+
+def test_since_and_until_take_a_year_or_a_month(runner, ixalan_index):
+    since = ids(runner, ixalan_index, "search", "--since", "2017", "--set", "XLN", "--limit", "1000")
+    assert since == ids(runner, ixalan_index, "search", "date:>=2017 set:XLN", "--limit", "1000")
+    assert len(since) == 306
+    until = ids(runner, ixalan_index, "export", "--until", "2016-04")
+    assert until == ids(runner, ixalan_index, "export", "--query", "date:<=2016-04") and len(until) == 283
+    assert len(ids(runner, ixalan_index, "export", "--since", "2016", "--until", "2016")) == 272
+    assert ids(runner, ixalan_index, "export", "--since", "2016-04-08", "--until", "2016-04") == \
+        ids(runner, ixalan_index, "export", "--since", "2016-04-08", "--until", "2016-04-30")
+
+
+@pytest.mark.parametrize("value", ["2019-13", "19", "2019-1", "2019-02-30", "June"])
+def test_since_that_is_no_year_month_or_day_is_a_usage_error(runner, ixalan_index, value):
+    result = runner.invoke(cli, ["search", "--since", value, "flying", "--index", str(ixalan_index)])
+    assert result.exit_code == 2
+    assert result.stderr.endswith(f"Error: Invalid value for '--since': {value!r} is not a date (YYYY-MM-DD, "
+                                  "or a month YYYY-MM, or a year YYYY)\n")
+
+
+@pytest.mark.parametrize("command", [["search", "flying"], ["export"]])
+def test_since_after_until_warns_in_one_line(runner, ixalan_index, command):
+    result = runner.invoke(cli, [*command, "--since", "2017-10", "--until", "2017-09", "--format", "json",
+                                 "--index", str(ixalan_index)])
+    assert (result.exit_code, result.stdout) == (0, "[]\n")
+    assert result.stderr == "warning: --since 2017-10 is after --until 2017-09, so nothing can match\n"

@@ -9,7 +9,7 @@ import click
 
 from ingest.errors import RulingsError
 from search import catalog, export as exporter
-from search.commands.options import filter_options, index_option, ready_index
+from search.commands.options import filter_options, index_option, ready_index, warn_if_reversed
 
 
 @click.command()
@@ -39,10 +39,13 @@ def export(mechanic, card, set_code, lang, since, until, any_mechanic, query_tex
     if group_by and fmt not in ("md", "html"):
         click.echo(f"note: --group-by applies to the md and html formats; {fmt} is written ungrouped", err=True)
     from ingest.tag import resolve_mechanic       # the one resolver (ingest/tag.py), as search and mechanics use
+    from search.cards import card_selector
 
-    selection = exporter.Selection([resolve_mechanic(m) for m in mechanic], any_mechanic, card,
-                                   set_code, lang, since, until, (query_text or "").strip() or None)
+    mechanics = [resolve_mechanic(m) for m in mechanic]
+    warn_if_reversed(since, until)
     index_dir = ready_index(index_dir)
+    selection = exporter.Selection(mechanics, any_mechanic, card_selector(index_dir, card) if card else card,
+                                   set_code, lang, since, until, (query_text or "").strip() or None)
     entries = exporter.select(index_dir, selection)
     text = exporter.render(entries, fmt, selection, catalog.ingested_at(index_dir), group_by, variants)
     data = text.encode("utf-8")

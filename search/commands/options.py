@@ -80,18 +80,32 @@ def ready_index(index_dir: Path | None) -> Path:
 
 
 class IsoDate(click.ParamType):
-    """A YYYY-MM-DD date, kept as its ISO string; anything else is a usage error (exit 2)."""
+    """A date as a year, a month or a day (YYYY, YYYY-MM, YYYY-MM-DD, as the query's ``date:`` takes), kept
+    as its ISO string; anything else is a usage error (exit 2). A year or a month means every day in it:
+    ``--since 2019`` from 2019-01-01, ``--until 2019-06`` to 2019-06-30 (query.Filters compares prefixes).
+    """
 
     name = "date"
 
     def convert(self, value, param, ctx):
+        match = re.fullmatch(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?", value or "")
         try:
-            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value or ""):
+            if not match:
                 raise ValueError
-            dt.date.fromisoformat(value)
+            dt.date(int(match.group(1)), int(match.group(2) or 1), int(match.group(3) or 1))
         except ValueError:
-            self.fail(f"{value!r} is not a date (YYYY-MM-DD)", param, ctx)
+            self.fail(f"{value!r} is not a date (YYYY-MM-DD, or a month YYYY-MM, or a year YYYY)", param, ctx)
         return value
+
+
+def warn_if_reversed(since: str | None, until: str | None) -> None:
+    """One line on stderr when --since is after --until: no date lies between them, so nothing matches.
+
+    The range is every date from since to the last day of until (a year or a month is all its days), so
+    it is empty exactly when since's first len(until) characters sort after until.
+    """
+    if since and until and since[:len(until)] > until:
+        click.echo(f"warning: --since {since} is after --until {until}, so nothing can match", err=True)
 
 
 def filter_options(fn):
@@ -101,8 +115,8 @@ def filter_options(fn):
         click.option("--card", help="Card name (either face of a split or double-faced card)."),
         click.option("--set", "set_code", help="Set code."),
         click.option("--lang", help="Language code (zh matches zh-Hans and zh-Hant)."),
-        click.option("--since", type=IsoDate(), help="Oldest date, YYYY-MM-DD."),
-        click.option("--until", type=IsoDate(), help="Newest date, YYYY-MM-DD."),
+        click.option("--since", type=IsoDate(), help="Oldest date: YYYY-MM-DD, a month YYYY-MM or a year YYYY."),
+        click.option("--until", type=IsoDate(), help="Newest date: YYYY-MM-DD, a month YYYY-MM or a year YYYY."),
     ]):
         fn = option(fn)
     return fn

@@ -9,7 +9,14 @@ import re
 import click
 
 from search import query
-from search.commands.options import entry_block, filter_options, filters_from, index_option, ready_index
+from search.commands.options import (
+    entry_block,
+    filter_options,
+    filters_from,
+    index_option,
+    ready_index,
+    warn_if_reversed,
+)
 
 
 # A word that looks like an option: '-' or '--', a letter, then letters, digits, '_' or '-' (and '=value' after
@@ -78,8 +85,12 @@ def search(words, mechanic, card, set_code, lang, since, until, limit, fmt, inde
                     rulings search --format json -- --limit
     """
     text = " ".join(words)
-    filters = filters_from(mechanic, card, set_code, lang, since, until)
+    warn_if_reversed(since, until)
     index_dir = ready_index(index_dir)
+    if card:
+        from search.cards import card_selector      # a card's first words select it too (--card Okaun)
+        card = card_selector(index_dir, card)
+    filters = filters_from(mechanic, card, set_code, lang, since, until)
     hits = query.search(index_dir, text, filters, limit)
     hint = ""
     if not hits and text.strip():
