@@ -46,6 +46,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from corpus import BUNDLED, bundled_name, former_copy
 from ingest.errors import DamagedIndex, ReadError, RulingsError
 from search import folder, index
 
@@ -389,8 +390,40 @@ def file_digest(path: Path, algorithm: str) -> str:
 
 
 def source_key(path: Path) -> str:
-    """The remembered key of a source: its absolute path as a string."""
-    return str(path.resolve())
+    """The remembered key of a source: its absolute path with links resolved (one file reached by two
+    paths is one source), or for a bundled document its stable name (corpus/__init__.py bundled_name():
+    the same after a reinstall)."""
+    return bundled_name(path) or str(path.resolve())
+
+
+def source_path(path: Path) -> str:
+    """The path a source is recorded and shown by (FileResult.path, its rulings' Source.path): absolute,
+    so that a path typed relative names the same file from any folder, links as given; for a bundled
+    document its stable name."""
+    return bundled_name(path) or os.path.abspath(path)
+
+
+def _read_as(pending: Pending) -> Path:
+    """The path to read a pending file by: its recorded path (so the reader records that), or where a
+    bundled document is installed now."""
+    return pending.path if pending.key.startswith(BUNDLED) else Path(source_path(pending.path))
+
+
+def _recorded(result, pending: Pending):
+    """The FileResult of a parsed file with its path, and the source path of every ruling read from the
+    file itself (not those an export carries from elsewhere), set to source_path()."""
+    read_as, shown = str(_read_as(pending)), source_path(pending.path)
+    if result.path == shown:
+        return result
+    result.path = shown
+    sources: dict = {}
+    for ruling in result.rulings:
+        if ruling.source.path == read_as:
+            source = sources.get(ruling.source.format)
+            if source is None:
+                source = sources[ruling.source.format] = replace(ruling.source, path=shown)
+            ruling.source = source
+    return result
 
 
 @dataclass
@@ -419,12 +452,12 @@ def check_source(path: Path, state: State):
     try:
         stat = os.stat(path)
         if not S_ISREG(stat.st_mode):             # reading a FIFO or a device would never end
-            return FileResult(str(path), rejected="not a regular file (a FIFO, socket or device)")
+            return FileResult(source_path(path), rejected="not a regular file (a FIFO, socket or device)")
         if known is not None and (known.size, known.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
             return known.result
         sha1 = file_sha1(path)
     except OSError as err:
-        return FileResult(str(path), rejected=f"cannot be read ({err.strerror or err})")
+        return FileResult(source_path(path), rejected=f"cannot be read ({err.strerror or err})")
     if known is not None and known.sha1 == sha1:
         known.size, known.mtime_ns = stat.st_size, stat.st_mtime_ns
         return known.result
@@ -572,12 +605,18 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
             prefix = source_key(path).rstrip("/") + "/"
             for key in [k for k in state.sources if k.startswith(prefix) and k not in seen]:
                 removed.append(state.sources.pop(key))
+    if any(key.startswith(BUNDLED) for key in listed):
+        # the bundled documents as an index made before their stable name remembered them: by the path
+        # they were installed at (a reinstall moved them); they are these documents, read again now
+        for key in [k for k in state.sources if former_copy(k)]:
+            removed.append(state.sources.pop(key))
     pending = [item for _, _, item in checked if isinstance(item, Pending)]
     if sum(p.size for p in pending) >= EARLY_WORKERS_BYTES:
         from ingest.dedup import start_fork_server
 
         start_fork_server()        # the pipeline's workers load their modules and models while this reads
-    parsed = dict(zip((p.key for p in pending), parse_files([p.path for p in pending])))
+    read = parse_files([_read_as(p) for p in pending])
+    parsed = {p.key: _recorded(result, p) for p, result in zip(pending, read)}
     remembered: set[str] = set()                   # a file reached twice (overlapping paths) counts once
     for file, named, item in checked:
         result = item

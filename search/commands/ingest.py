@@ -10,7 +10,7 @@ import click
 from corpus import corpus_files
 from ingest.errors import RulingsError
 from search import catalog
-from search.commands.options import default_index, index_option
+from search.commands.options import default_index, index_option, shown_path
 
 
 def format_table(files) -> list[str]:
@@ -59,7 +59,7 @@ def ingest(sources, rebuild, fmt, index_dir):
             if summary[kind]:
                 click.echo(f"{len(summary[kind])} files {kind}:")
                 for item in summary[kind]:
-                    click.echo(f"  {item['path']}: {item['reason']}")
+                    click.echo(f"  {shown_path(item['path'])}: {item['reason']}")
         for reason, count in summary["rejected_rulings"].items():
             click.echo(f"rejected rulings: {count} ({reason})")
         for reason, count in summary["warnings"].items():

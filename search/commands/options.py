@@ -127,6 +127,19 @@ def filters_from(mechanic, card, set_code, lang, since, until) -> query.Filters:
     return query.Filters(list(mechanic), card, set_code, lang, since, until)
 
 
+def shown_path(path: str) -> str:
+    """A remembered source path as text output shows it: relative to the working folder when it lies
+    inside it (``mtgjson/MKM.json``), else as remembered (absolute, or a bundled document's
+    ``rulings:corpus/NAME``). JSON output always gives the remembered path."""
+    if not os.path.isabs(path):
+        return path
+    try:
+        relative = os.path.relpath(path)
+    except (OSError, ValueError):       # no working folder (removed meanwhile)
+        return path
+    return path if relative == ".." or relative.startswith(".." + os.sep) else relative
+
+
 def emphasise(text: str) -> str:
     """``**word**`` marks as terminal bold on a terminal; kept as-is when piped."""
     if sys.stdout.isatty():

@@ -7,7 +7,7 @@ import json
 import click
 
 from search import catalog
-from search.commands.options import index_option, ready_index
+from search.commands.options import index_option, ready_index, shown_path
 
 
 def source_row(record: catalog.SourceRecord) -> dict:
@@ -21,7 +21,11 @@ def source_row(record: catalog.SourceRecord) -> dict:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @index_option
 def sources(fmt, index_dir):
-    """The ingested sources with format, rulings read and entries they contribute to."""
+    """The ingested sources with format, rulings read and entries they contribute to.
+
+    Paths are remembered absolute (a bundled document as rulings:corpus/NAME); the text output shows
+    those inside the working folder relative to it.
+    """
     rows = [source_row(record) for record in catalog.sources(ready_index(index_dir))]
     if fmt == "json":
         click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
@@ -29,9 +33,9 @@ def sources(fmt, index_dir):
     for row in rows:
         if row["skipped"] or row["rejected"]:
             kind = "skipped" if row["skipped"] else "rejected"
-            click.echo(f"{row['path']}\n  {kind}: {row['skipped'] or row['rejected']}")
+            click.echo(f"{shown_path(row['path'])}\n  {kind}: {row['skipped'] or row['rejected']}")
         else:
-            click.echo(f"{row['path']}\n  {row['format']}: {row['rulings']} rulings, "
+            click.echo(f"{shown_path(row['path'])}\n  {row['format']}: {row['rulings']} rulings, "
                        f"{row['entries']} entries")
     read = sum(1 for row in rows if row["rulings"])
     click.echo(f"{len(rows)} sources, {read} with rulings, {sum(r['rulings'] for r in rows)} rulings")
