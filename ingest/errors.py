@@ -46,8 +46,8 @@ class UnknownEntry(RulingsError):
     """No entry has this id."""
 
 
-class UnknownMechanic(RulingsError):
-    """No mechanic has this id or name; the message names the closest ids."""
+class UnknownMechanic(QueryError):
+    """No mechanic has this id or name (ingest/tag.py resolve_mechanic()); the message names the closest ids."""
 
 
 class DamagedIndex(RulingsError):

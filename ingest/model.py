@@ -15,7 +15,8 @@ LANGUAGES = ("en", "de", "fr", "it", "es", "pt", "ja", "ko", "ru", "zh-Hans", "z
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """Where a ruling was read: the file path as given (str) and the sniffed format name."""
+    """Where a ruling was read: the file path (str; as an index remembers it, absolute with links
+    resolved, or a bundled document's stable name ``rulings:corpus/NAME``) and the sniffed format name."""
 
     path: str
     format: str

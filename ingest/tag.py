@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from ingest.errors import UnknownMechanic
 from ingest.model import Entry
 
 try:
@@ -443,7 +444,9 @@ def tag(entries: list[Entry], known: dict[tuple[str, str | None], tuple[str, ...
 
 
 def find_mechanic(name: str) -> Mechanic | None:
-    """The mechanic a person means by ``name``: its id, printed name, any of its forms, or a Chinese name.
+    """The mechanic a person means by ``name``: its id, printed name, any of its forms, a Chinese name,
+    or another name the CR glossary gives it (glossary_names(): renamed ``Totem Armor``, ``Swampwalk``,
+    ``Vehicle``); inner hyphens may stand for spaces (``totem-armor``).
 
     ``Proliferated``, ``double strike``, ``totem armor``, ``增殖`` and ``plus-one-counters`` all resolve;
     None when nothing matches.
@@ -459,10 +462,79 @@ def find_mechanic(name: str) -> Mechanic | None:
     for mechanic in vocabulary():
         if as_id == mechanic.id or lowered == mechanic.name.lower() or wanted in mechanic.zh:
             return mechanic
+    spaced = re.sub(r"(?<=\w)[-_](?=\w)", " ", wanted)
     for mechanic in vocabulary():
         forms = _words(mechanic.forms)
-        if forms is not None and forms.fullmatch(wanted):
+        if forms is not None and (forms.fullmatch(wanted) or forms.fullmatch(spaced)):
             return mechanic
         if any(re.fullmatch(p, wanted) for p in mechanic.zh_patterns):
             return mechanic
-    return None
+    key = _name_key(wanted)
+    alias = _aliases().get(key) or (_aliases().get(key[:-1]) if key.endswith("s") else None)   # Vehicles
+    return next((m for m in vocabulary() if m.id == alias), None) if alias else None
+
+
+def resolve_mechanic(name: str) -> str:
+    """The id of the mechanic a person means by ``name`` (find_mechanic()): the one resolver behind
+    ``mechanics NAME``, ``search --mechanic``, ``export --mechanic`` and a query's ``mechanic:``.
+
+    Raises UnknownMechanic (one line) otherwise: for a former keyword that is now an ability word
+    (``threshold``, CR glossary) saying so; else naming the closest mechanic ids (closest_mechanics()).
+    """
+    mechanic = find_mechanic(name)
+    if mechanic is not None:
+        return mechanic.id
+    key = _name_key(name)
+    if not any(ch.isalnum() for ch in key):
+        raise UnknownMechanic(f"{name!r} names no mechanic; give an id, a printed name or a Chinese name")
+    if key in glossary_names()["ability_words"]:
+        raise UnknownMechanic(f"{name!r} is an ability word, not a mechanic: it used to be a keyword ability and "
+                              f"now has no rules meaning (CR glossary); search for the word: rulings search {key}")
+    close = closest_mechanics(name)
+    if not close:
+        raise UnknownMechanic(f"unknown mechanic {name!r}; 'rulings mechanics' lists them")
+    raise UnknownMechanic(f"unknown mechanic {name!r}; closest: {', '.join(close)}")
+
+
+def closest_mechanics(name: str, limit: int = 3) -> list[str]:
+    """Up to limit mechanic ids whose id, printed name, plain forms or glossary names are spelled most like
+    name (rapidfuzz ratio of at least 60 of 100), closest first; [] when none is that close."""
+    from rapidfuzz import fuzz
+
+    key = _name_key(name)
+    best: dict[str, float] = {}
+    for candidate, mechanic_id in _spellings():
+        score = fuzz.ratio(key, candidate)
+        if score >= 60 and score > best.get(mechanic_id, 0):
+            best[mechanic_id] = score
+    return sorted(best, key=lambda m: (-best[m], m))[:limit]
+
+
+@lru_cache(maxsize=1)
+def _spellings() -> tuple[tuple[str, str], ...]:
+    """(spelling as _name_key() makes it, mechanic id): ids, printed names, forms that are plain words,
+    glossary names."""
+    found = []
+    for mechanic in vocabulary():
+        plain = [f for f in mechanic.forms if re.fullmatch(r"[\w' -]+", f)]
+        found += [(_name_key(text), mechanic.id) for text in (mechanic.id, mechanic.name, *plain)]
+    found += list(_aliases().items())
+    return tuple(dict.fromkeys(found))
+
+
+def _name_key(text: str) -> str:
+    """A typed name for comparison: matching_text(), lower case, runs of spaces, '-' and '_' as one space."""
+    return re.sub(r"[\s_-]+", " ", matching_text(text).strip().lower())
+
+
+@lru_cache(maxsize=1)
+def glossary_names() -> dict:
+    """``ingest/data/mechanic_names.json`` (scripts/derive_mechanics.py --glossary): ``aliases`` (a name the
+    CR glossary gives a mechanic, lower case -> mechanic id) and ``ability_words`` (a former keyword,
+    lower case -> the glossary's sentence)."""
+    return json.loads(resources.files("ingest").joinpath("data/mechanic_names.json").read_text("utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _aliases() -> dict[str, str]:
+    return {_name_key(name): mechanic_id for name, mechanic_id in glossary_names()["aliases"].items()}

@@ -3,6 +3,7 @@
 Usage::
 
     python scripts/derive_mechanics.py [SHARED_DIR] > ingest/data/mechanics.json
+    python scripts/derive_mechanics.py --glossary [SHARED_DIR] > ingest/data/mechanic_names.json
 
 SHARED_DIR defaults to ``../shared`` beside the repository. Inputs (read in place, never copied):
 
@@ -20,6 +21,10 @@ release notes) are ours. Each output record: ``{"id", "name", "kind", "rule", "f
 "reminders", "keyword_only", "zh", "zh_patterns", "zh_keyword_only"}`` where forms, symbols and reminders
 are regular expression sources matched case-insensitively as whole words, zh are plain Chinese strings and
 zh_patterns Chinese regular expressions.
+
+With ``--glossary`` it prints the other names the CR glossary gives those mechanics (renamed and obsolete
+ones such as Totem Armor, variants such as Swampwalk, the subtypes a keyword is about such as Vehicle) and
+the former keywords that are now ability words (glossary_names()): what a person may type for a mechanic.
 """
 
 from __future__ import annotations
@@ -384,10 +389,75 @@ def record(mid: str, name: str, kind: str, rule: str, forms: list[str], zh: list
             "zh_keyword_only": mid in ZH_KEYWORD_ONLY}
 
 
+def glossary_entries(lines: list[str]) -> dict[str, str]:
+    """Term -> definition (its lines joined) of the CR glossary: from the last ``Glossary`` line to
+    ``Credits``; an entry is a term line, then its definition lines, then a blank line."""
+    start = max(i for i, line in enumerate(lines) if line.strip() == "Glossary")
+    end = next(i for i in range(start, len(lines)) if lines[i].strip() == "Credits")
+    entries: dict[str, str] = {}
+    term = None
+    for line in lines[start + 1:end]:
+        if not line.strip():
+            term = None
+        elif term is None:
+            term = line.strip()
+            entries[term] = ""
+        else:
+            entries[term] = (entries[term] + " " + line.strip()).strip()
+    return entries
+
+
+def _cited_mechanic(definition: str, by_rule: dict[str, str]) -> str | None:
+    """The mechanic id of the only CR 701/702 rule a definition cites, or None (none, or several)."""
+    cited = {by_rule[r] for r in re.findall(r"\brules? (70[12]\.\d+)\b", definition) if r in by_rule}
+    return cited.pop() if len(cited) == 1 else None
+
+
+def glossary_names(lines: list[str], records: list[dict]) -> dict:
+    """Names the CR glossary gives a vocabulary mechanic besides its own, and former keywords.
+
+    ``aliases``: lower-case name -> mechanic id, for each glossary term that is not a mechanic's name
+    and whose definition cites exactly one CR 701/702 rule of the vocabulary (``Totem Armor (Obsolete)``
+    -> umbra-armor, rule 702.89; ``Vehicle`` -> crew, 702.122), or is ``See X.`` for such a term
+    (``Swampwalk: See Landwalk.``). A term with numbered senses (``Face Down``: 1. ... 2. ...) is a
+    general game term and is left out; a term naming several names (``Kicker, Kicked``) gives each,
+    bracketed placeholders (``Venture into [Quality]``) none. ``ability_words``: lower-case name -> the
+    glossary's sentence, for keywords that are now ability words with no rules meaning (Threshold).
+    """
+    entries = glossary_entries(lines)
+    by_rule = {r["rule"]: r["id"] for r in records if r["rule"]}
+    own = {r["id"] for r in records} | {r["name"].lower() for r in records}
+    aliases: dict[str, str] = {}
+    former: dict[str, str] = {}
+    for term, definition in entries.items():
+        word = re.fullmatch(r"“(.+?)” used to be a keyword ability\. It is now an ability word.*", definition)
+        if word:
+            former[word.group(1).lower()] = definition
+            continue
+        if re.search(r"(?:^|\s)1\. ", definition):
+            continue
+        see = re.fullmatch(r"See ([^.]+)\.", definition)
+        target = _cited_mechanic(entries.get(see.group(1), "") if see else definition, by_rule)
+        if see and target is None:
+            target = next((r["id"] for r in records if r["name"] == see.group(1)), None)
+        if target is None:
+            continue
+        for name in re.split(r",\s*", re.sub(r"\s*\(Obsolete\)", "", term)):
+            name = name.strip("“”\"").lower()
+            if name and "[" not in name and name not in own and mechanic_id(name) not in own:
+                aliases[name] = target
+    return {"aliases": dict(sorted(aliases.items())), "ability_words": dict(sorted(former.items()))}
+
+
 def main(argv: list[str]) -> int:
-    """Print the vocabulary JSON on stdout."""
+    """Print the vocabulary JSON on stdout; with --glossary, the glossary's other names of mechanics."""
+    glossary = "--glossary" in argv
+    argv = [a for a in argv if a != "--glossary"]
     shared = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[2] / "shared"
     records = build(shared)
+    if glossary:
+        lines = cr_lines(shared / "realdata/comprules-rulesraker/MagicCompRules.txt")
+        records = glossary_names(lines, records)
     json.dump(records, sys.stdout, ensure_ascii=False, indent=1)
     sys.stdout.write("\n")
     return 0

@@ -39,12 +39,14 @@ import pickle
 import time
 from collections import Counter
 from stat import S_ISREG
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from corpus import BUNDLED, bundled_name, former_copy
 from ingest.errors import DamagedIndex, ReadError, RulingsError
 from search import folder, index
 
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
     from ingest.pipeline import Corpus
     from ingest.read import FileResult
 
-STATE = "state.pkl"
+STATE = folder.STATE           # "state.pkl"
 SUMMARY = "summary.json"
 RULINGS_DB = "rulings.sqlite"
 CORPUS = "corpus.pkl"
@@ -261,17 +263,79 @@ def load_state(index_dir: Path, corpus: bool = True) -> State:
     index_dir = folder.live(index_dir)
     path = index_dir / STATE
     if not path.exists():
-        if index.exists(index_dir):
+        if not any((index_dir / name).exists() for name in (*LINKED, *COPIED)) and was_index(index_dir):
+            raise DamagedIndex(f"{index_dir.parent}: the index is damaged (its live generation {index_dir.name} "
+                               "holds no index files); run 'rulings ingest --rebuild' with your sources")
+        if was_index(index_dir):
             raise DamagedIndex(f"{path}: missing beside an existing index, so the sources it held are "
                                "unknown; run 'rulings ingest --rebuild SOURCE...'")
         return State()
     state = _unpickle(path)
     if not isinstance(state, State) or getattr(state, "version", None) != STATE_VERSION:
         raise DamagedIndex(f"{path}: made by another version; run 'rulings ingest --rebuild'")
+    _check_store(index_dir, state)
     if corpus:
         state.corpus = _unpickle(index_dir / CORPUS)
     _repoint(state, index_dir)
     return state
+
+
+def _check_store(generation: Path, state: State) -> None:
+    """Raise DamagedIndex unless RULINGS_DB holds a row for every ruling of the remembered sources.
+
+    Their rulings live only there: an entry re-formed without them would lose its variants (and
+    rewriting lost Whoosh files failed on the first missing one with a KeyError).
+    """
+    expected = sum(len(record.result.rulings) for record in state.sources.values()
+                   if isinstance(record.result.rulings, StoredRulings))
+    if not expected:
+        return
+    import sqlite3
+
+    path = generation / RULINGS_DB
+    if not path.is_file():
+        raise DamagedIndex(f"{path}: missing, so the rulings of the remembered sources are gone; "
+                           "run 'rulings ingest --rebuild' with your sources")
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            found = db.execute("SELECT count(*) FROM rulings").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error as err:
+        raise DamagedIndex(f"{path}: cannot be read ({err}); run 'rulings ingest --rebuild' with your sources") \
+            from None
+    if found != expected:
+        raise DamagedIndex(f"{path}: holds {found} of the {expected} rulings of the remembered sources; "
+                           "run 'rulings ingest --rebuild' with your sources")
+
+
+def was_index(generation: Path) -> bool:
+    """True when a live folder (search/folder.py live()) holds or held a complete index: any of an index's
+    files is there (LINKED, COPIED), or it is the generation folder that CURRENT names (a switch happens only
+    once a generation is complete). False for a new or empty folder, or what a killed first build left."""
+    generation = Path(generation)
+    if any((generation / name).exists() for name in (*LINKED, *COPIED)):
+        return True
+    pointer = generation.parent / folder.CURRENT
+    return folder.GENERATION.fullmatch(generation.name) is not None and pointer.is_file()
+
+
+def repairable(index_dir: Path) -> bool:
+    """For an index folder whose live generation holds no Whoosh index (search/index.py exists() is False):
+    True when its remembered state can write the Whoosh files again (rebuild_entries()), False when it
+    holds no index yet (a new or empty folder, or what a first build killed early left).
+
+    Raises DamagedIndex for a folder that holds other files (refuse_foreign()) and for an index whose
+    pieces are gone: CURRENT missing beside a complete generation (search/folder.py live()), a state
+    missing, unreadable or made by another version, or the store of its rulings missing (load_state()).
+    """
+    refuse_foreign(index_dir)
+    current = folder.live(index_dir)
+    if not was_index(current):
+        return False
+    load_state(current)
+    return True
 
 
 def _repoint(state: State, generation: Path) -> None:
@@ -326,8 +390,40 @@ def file_digest(path: Path, algorithm: str) -> str:
 
 
 def source_key(path: Path) -> str:
-    """The remembered key of a source: its absolute path as a string."""
-    return str(path.resolve())
+    """The remembered key of a source: its absolute path with links resolved (one file reached by two
+    paths is one source), or for a bundled document its stable name (corpus/__init__.py bundled_name():
+    the same after a reinstall)."""
+    return bundled_name(path) or str(path.resolve())
+
+
+def source_path(path: Path) -> str:
+    """The path a source is recorded and shown by (FileResult.path, its rulings' Source.path): absolute,
+    so that a path typed relative names the same file from any folder, links as given; for a bundled
+    document its stable name."""
+    return bundled_name(path) or os.path.abspath(path)
+
+
+def _read_as(pending: Pending) -> Path:
+    """The path to read a pending file by: its recorded path (so the reader records that), or where a
+    bundled document is installed now."""
+    return pending.path if pending.key.startswith(BUNDLED) else Path(source_path(pending.path))
+
+
+def _recorded(result, pending: Pending):
+    """The FileResult of a parsed file with its path, and the source path of every ruling read from the
+    file itself (not those an export carries from elsewhere), set to source_path()."""
+    read_as, shown = str(_read_as(pending)), source_path(pending.path)
+    if result.path == shown:
+        return result
+    result.path = shown
+    sources: dict = {}
+    for ruling in result.rulings:
+        if ruling.source.path == read_as:
+            source = sources.get(ruling.source.format)
+            if source is None:
+                source = sources[ruling.source.format] = replace(ruling.source, path=shown)
+            ruling.source = source
+    return result
 
 
 @dataclass
@@ -356,12 +452,12 @@ def check_source(path: Path, state: State):
     try:
         stat = os.stat(path)
         if not S_ISREG(stat.st_mode):             # reading a FIFO or a device would never end
-            return FileResult(str(path), rejected="not a regular file (a FIFO, socket or device)")
+            return FileResult(source_path(path), rejected="not a regular file (a FIFO, socket or device)")
         if known is not None and (known.size, known.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
             return known.result
         sha1 = file_sha1(path)
     except OSError as err:
-        return FileResult(str(path), rejected=f"cannot be read ({err.strerror or err})")
+        return FileResult(source_path(path), rejected=f"cannot be read ({err.strerror or err})")
     if known is not None and known.sha1 == sha1:
         known.size, known.mtime_ns = stat.st_size, stat.st_mtime_ns
         return known.result
@@ -437,6 +533,16 @@ def ingest_if_missing(index_dir: Path, paths: list[Path]) -> IngestReport | None
         return _ingest(index_dir, paths, False, started)
 
 
+def built_meanwhile(index_dir: Path) -> bool:
+    """True when index_dir holds an index once no process is updating it: a command given a folder where
+    a first build is running waits for it (IndexBusy past the lock timeout). False at once for a folder
+    that holds no writer lock file (nothing was ever built there)."""
+    if not (Path(index_dir) / folder.LOCK).is_file():
+        return False
+    with folder.locked(index_dir):
+        return index.exists(index_dir)
+
+
 def refuse_foreign(index_dir: Path) -> None:
     """Raise DamagedIndex when index_dir holds files but no index of ours (a folder given by mistake)."""
     if folder.is_foreign(index_dir, LINKED):
@@ -485,12 +591,18 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
             for key in [k for k in state.sources if k.startswith(prefix) and k not in seen
                         and k not in unlisted and not k.startswith(kept)]:
                 removed.append(state.sources.pop(key))
+    if any(key.startswith(BUNDLED) for key in listed):
+        # the bundled documents as an index made before their stable name remembered them: by the path
+        # they were installed at (a reinstall moved them); they are these documents, read again now
+        for key in [k for k in state.sources if former_copy(k)]:
+            removed.append(state.sources.pop(key))
     pending = [item for _, _, item in checked if isinstance(item, Pending)]
     if sum(p.size for p in pending) >= EARLY_WORKERS_BYTES:
         from ingest.dedup import start_fork_server
 
         start_fork_server()        # the pipeline's workers load their modules and models while this reads
-    parsed = dict(zip((p.key for p in pending), parse_files([p.path for p in pending])))
+    read = parse_files([_read_as(p) for p in pending])
+    parsed = {p.key: _recorded(result, p) for p, result in zip(pending, read)}
     remembered: set[str] = set()                   # a file reached twice (overlapping paths) counts once
     for file, named, item in checked:
         result = item
@@ -510,7 +622,7 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
         return IngestReport(files, figures["entries"], run_rejected(state, checked),
                             time.perf_counter() - started, named_failures, changed=False, timings=timings,
                             **run_extras(state, checked))
-    with folder.next_generation(index_dir, current, LINKED, COPIED) as generation:
+    with next_generation(index_dir, current) as generation:
         if not rebuild and (generation / STATE).exists():
             state.corpus = _unpickle(generation / CORPUS)   # the pipeline's memory, only when there is work
         _repoint(state, generation)
@@ -519,6 +631,36 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
     return IngestReport(files, figures["entries"], run_rejected(state, checked), time.perf_counter() - started,
                         named_failures, changed=True, parsed=len(added), index_changes=changes,
                         timings=timings, **run_extras(state, checked))
+
+
+class IndexWriteError(RulingsError):
+    """The machine refused a write while the next generation was built (a full disk, a quota, a read-only
+    or failing disk); the live index is unchanged."""
+
+
+@contextmanager
+def next_generation(index_dir: Path, current: Path | None) -> Iterator[Path]:
+    """search/folder.py next_generation() of the index files (LINKED, COPIED), made live only when the
+    block ends without error.
+
+    An OSError (ENOSPC, EDQUOT, EROFS, EIO, a worker process lost, ...) or SQLite error raised while it
+    is built or switched becomes one IndexWriteError naming the index folder and the reason ("...;
+    nothing was changed"): the new generation is removed and the live one stays as it was.
+    """
+    try:
+        with folder.next_generation(index_dir, current, LINKED, COPIED) as generation:
+            yield generation
+    except OSError as err:
+        reason = err.strerror or str(err)
+        if err.filename:
+            reason = f"{err.filename}: {reason}"
+        raise IndexWriteError(f"{index_dir}: cannot write the index ({reason}); nothing was changed") from None
+    except Exception as err:
+        import sqlite3
+
+        if not isinstance(err, sqlite3.Error):
+            raise
+        raise IndexWriteError(f"{index_dir}: cannot write the index ({err}); nothing was changed") from None
 
 
 def in_index_folder(file: Path, root: Path) -> bool:
@@ -575,7 +717,7 @@ def remove(index_dir: Path, path: Path) -> tuple[list[SourceRecord], int]:
             raise RulingsError(f"{path}: not an ingested source (see 'rulings sources')")
         for record in dropped:
             del state.sources[record.path]
-        with folder.next_generation(index_dir, current, LINKED, COPIED) as generation:
+        with next_generation(index_dir, current) as generation:
             state.corpus = _unpickle(generation / CORPUS)
             _repoint(state, generation)
             update_entries(generation, state, [], dropped)
@@ -712,7 +854,7 @@ def rebuild_entries(index_dir: Path) -> int:
         current = folder.live(index_dir)
         if index.exists(current):
             return summary(current)["entries"]
-        with folder.next_generation(index_dir, current, LINKED, COPIED) as generation:
+        with next_generation(index_dir, current) as generation:
             state = load_state(generation)
             store = RulingStore(generation)
             result = update_corpus(state.corpus, {}, {}, store.get, everything=True)

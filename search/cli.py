@@ -24,7 +24,8 @@ COMMANDS = ("card", "export", "ingest", "mechanics", "remove", "search", "show",
 
 
 class RulingsGroup(click.Group):
-    """Turns every RulingsError, and an OSError naming a file, into ``Error: <one line>`` on stderr and exit 1.
+    """Turns every RulingsError and OSError (naming its file when it has one) into ``Error: <one line>`` on
+    stderr and exit 1.
 
     Commands load lazily: list_commands() names COMMANDS, get_command() imports the one asked for.
     """
@@ -55,9 +56,10 @@ class RulingsGroup(click.Group):
             sys.stderr.close()
             ctx.exit(0)
         except OSError as err:
-            # the machine refused a file operation (permissions, missing folder, full disk)
+            # the machine refused a file operation (permissions, missing folder, full disk); the library
+            # names the file or folder where it can (search/catalog.py IndexWriteError), this is the last net
             if err.filename is None:
-                raise
+                raise click.ClickException(single_line(err.strerror or str(err) or type(err).__name__)) from None
             raise click.ClickException(single_line(f"{err.filename}: {err.strerror or err}")) from None
         except UnicodeEncodeError as err:
             # an argument holding bytes that are not text in the locale's encoding (surrogateescape)

@@ -314,9 +314,15 @@ class Cache:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write bytes to a hidden temporary file beside path, then rename it over path; a failed write
-    leaves path as it was and no temporary file (search/output.py write_atomic)."""
-    output.write_atomic(path, data)
+    """Write bytes to a hidden temporary file beside path, then rename it over path (search/output.py
+    write_atomic): a failed write leaves path as it was and no temporary file.
+
+    Raises UpdateError naming path when the machine refuses the write (a full disk): path is unchanged.
+    """
+    try:
+        output.write_atomic(path, data)
+    except OSError as err:
+        raise UpdateError(f"{path}: cannot be written ({err.strerror or err}); {KEEP_WORKING}") from None
 
 
 def open_data(path: Path) -> IO[bytes]:
@@ -472,6 +478,9 @@ def _attempt(client: Client, cache: Cache, name: str, url: str, part: Path, prog
                     advance(len(chunk))
             except httpx.TransportError as err:
                 raise _cut_short(url, start + received, expected, _reason(err)) from None
+            except OSError as err:            # a full disk: what was written is kept, to be resumed
+                raise UpdateError(f"{part}: cannot be written ({err.strerror or err}); free some space and "
+                                  f"run 'rulings update' again to resume; {KEEP_WORKING}") from None
         total = start + received
         if expected is not None and total != expected:
             raise _cut_short(url, total, expected, "connection closed early")

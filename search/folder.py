@@ -7,6 +7,10 @@ Layout of an index folder (``--index DIR``)::
     gen-000006/     the generation before, kept until the next update for searches still opening it
     lock            held by the one process updating the index (POSIX record lock), with its pid
 
+A generation folder holding ``state.pkl`` was a complete index (search/catalog.py writes it last), so
+generation folders holding one without ``CURRENT`` beside them are a damaged index (live() says so),
+not leftovers: nothing there is removed or built over.
+
 An update never changes the live generation: it builds the next one beside it
 (Whoosh segment files and the pickled state are hard links, since both are only
 ever replaced, never rewritten in place; the SQLite store is copied), then
@@ -35,6 +39,7 @@ from ingest.errors import DamagedIndex, RulingsError
 
 CURRENT = "CURRENT"
 LOCK = "lock"
+STATE = "state.pkl"                # search/catalog.py STATE: written last in a complete generation
 SEGMENTER_CACHE = "jieba.cache"    # search/languages.py keeps jieba's dictionary cache here
 GENERATION = re.compile(r"gen-(\d{6,})")
 LOCK_TIMEOUT = 60.0            # seconds a second writer waits; $RULINGS_LOCK_TIMEOUT overrides
@@ -50,7 +55,8 @@ def live(root: Path) -> Path:
     root/<the name in CURRENT> when CURRENT exists; otherwise root itself (a
     folder of the layout before generations, a generation folder given
     directly, or a folder with no index yet). Raises DamagedIndex when CURRENT
-    is unreadable or names no generation folder.
+    is unreadable or names no generation folder, and when it is missing beside
+    a generation folder that holds a state (_refuse_lost_pointer()).
     """
     pointer = os.path.abspath(os.path.join(root, CURRENT))
     try:
@@ -60,6 +66,7 @@ def live(root: Path) -> Path:
         name = known[1] if known is not None and known[0] == version and _settled(info) else \
             Path(pointer).read_text("ascii").strip()
     except FileNotFoundError:
+        _refuse_lost_pointer(root)
         return Path(root)
     except (OSError, UnicodeDecodeError) as err:
         raise DamagedIndex(f"{pointer}: cannot be read ({type(err).__name__}); "
@@ -72,6 +79,26 @@ def live(root: Path) -> Path:
         _LIVE.clear()
     _LIVE[pointer] = (version, name)
     return folder
+
+
+def _refuse_lost_pointer(root: Path) -> None:
+    """Raise DamagedIndex when root has no CURRENT but one of its generation folders holds a state (STATE).
+
+    An update writes a generation's state last and only then switches CURRENT to it, so such a folder
+    was a complete index: CURRENT was deleted, or a backup was restored without it. Without this, the
+    folder would look like one holding no index yet, and the next command would build the bundled
+    corpus over it (tidy() removing the user's generations as leftovers).
+    """
+    try:
+        entries = os.scandir(root)
+    except OSError:
+        return
+    with entries:
+        lost = sorted(entry.name for entry in entries
+                      if GENERATION.fullmatch(entry.name) and os.path.isfile(os.path.join(entry.path, STATE)))
+    if lost:
+        raise DamagedIndex(f"{root}: the index is damaged ({CURRENT} is missing beside {len(lost)} generation "
+                           f"folder{'s' if len(lost) > 1 else ''}); run 'rulings ingest --rebuild' with your sources")
 
 
 # CURRENT files read: absolute path -> ((inode, modification and change times in ns, size) when read,
@@ -213,10 +240,10 @@ def next_generation(root: Path, base: Path | None, linked: Iterable[str],
                 if (base / name).exists():
                     shutil.copy2(base / name, folder / name)
         yield folder
+        _switch(root, folder)    # raises only before CURRENT is replaced (a full disk): the new folder goes
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    _switch(root, folder)
     tidy(root)
     if base == root:             # the layout before generations: its files now live in the folder
         for name in [*linked, *copied]:
@@ -246,8 +273,12 @@ def _link(source: Path, target: Path) -> None:
 def _switch(root: Path, folder: Path) -> None:
     """Make folder the live generation: write CURRENT beside it, then rename over the old one."""
     pointer = root / (CURRENT + ".tmp")
-    with open(pointer, "w", encoding="ascii") as handle:
-        handle.write(folder.name + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
+    try:
+        with open(pointer, "w", encoding="ascii") as handle:
+            handle.write(folder.name + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        pointer.unlink(missing_ok=True)
+        raise
     os.replace(pointer, root / CURRENT)

@@ -11,7 +11,9 @@ import json
 import mmap
 import os
 import pickle
+import queue
 import struct
+import traceback
 import zlib
 from bisect import bisect_right
 from contextlib import contextmanager
@@ -336,9 +338,13 @@ class EntryMpWriter(MpWriter):
     def __init__(self, ix, **kwargs):
         super().__init__(ix, **kwargs)
         self.words: set[str] = set()
+        # the workers take jobs and put their segments on these queues; this process uses them through
+        # _Jobs and _Results, which notice workers that failed or were killed
+        self._worker_jobs, self._worker_results = self.jobqueue, self.resultqueue
+        self.jobqueue, self.resultqueue = _Jobs(self.jobqueue, self.tasks), _Results(self.resultqueue)
 
     def _new_task(self):
-        task = _EntryTask(self.storage, self.indexname, self.jobqueue, self.resultqueue, self.subargs,
+        task = _EntryTask(self.storage, self.indexname, self._worker_jobs, self._worker_results, self.subargs,
                           self.multisegment)
         self.tasks.append(task)
         task.start()
@@ -358,6 +364,12 @@ class EntryMpWriter(MpWriter):
             self._gather_words()
 
     def cancel(self):
+        # the workers may wait on the job queue for ever (the feeding process failed): stop them, or
+        # this process would wait for them when it exits
+        for task in self.tasks:
+            if task.is_alive():
+                task.terminate()
+            task.join()
         try:
             super().cancel()
         finally:
@@ -380,11 +392,24 @@ class _EntryTask(SubWriterTask):
     EntryWriter, that writes its spelling words to a _WORDS_FILE in the Whoosh folder."""
 
     def run(self):
+        self._finished = False              # the feeding process sent the end of the jobs (None)
+        try:
+            self._write_segment()
+        except Exception as err:            # a refused write (a full disk), or a bug: told to the feeding process
+            if not isinstance(err, OSError):
+                traceback.print_exc()
+            while not self._finished:       # take the remaining jobs, or the feeding process waits for ever
+                self._finished = self.jobqueue.get() is None
+            self.resultqueue.put((_FAILED, getattr(err, "errno", None), getattr(err, "strerror", None) or
+                                  f"{type(err).__name__}: {err}"), timeout=5)
+
+    def _write_segment(self):
         ix = self.storage.open_index(self.indexname)
         writer = self.writer = EntryWriter(ix, _lk=False, **self.kwargs)
         while self.running:
             jobinfo = self.jobqueue.get()
             if jobinfo is None:
+                self._finished = True
                 break
             self._process_file(*jobinfo)
         if not self.running:
@@ -404,6 +429,51 @@ class _EntryTask(SubWriterTask):
                 code, stored = pickle.load(f)
                 writer.add_entry(stored)
         tempstorage.delete_file(filename)
+
+
+_FAILED = "rulings-worker-failed"        # the first item of a result that reports a worker's error
+
+
+class _Jobs:
+    """The job queue of EntryMpWriter as this process fills it: put() waits while a worker lives to take
+    the job, and raises ChildProcessError when none does (every worker killed), instead of waiting for ever."""
+
+    def __init__(self, jobs, tasks: list):
+        self.jobs, self.tasks = jobs, tasks
+
+    def put(self, job) -> None:
+        """Queue one job (a job file's name and document count, or None: the end of the jobs)."""
+        while True:
+            try:
+                self.jobs.put(job, timeout=1)
+                return
+            except queue.Full:
+                if not any(task.is_alive() for task in self.tasks):
+                    raise ChildProcessError("the index worker processes ended before the index was written") \
+                        from None
+
+
+class _Results:
+    """The result queue of EntryMpWriter as Whoosh's commit reads it (whoosh-reloaded 2.7.5 multiproc.py
+    MpWriter._commit: ``resultqueue.get(timeout=1)`` per worker, a missing result skipped).
+
+    A worker's error comes back as an OSError (a refused write keeps its errno and reason), and a worker
+    that ended without a result is a ChildProcessError: Whoosh would commit without that worker's
+    segment, losing its entries.
+    """
+
+    def __init__(self, results):
+        self.results = results
+
+    def get(self, timeout=None):
+        """The next worker result (run name, field names, segment); raises as the class says."""
+        try:
+            result = self.results.get(timeout=timeout)
+        except queue.Empty:
+            raise ChildProcessError("an index worker process ended without writing its segment") from None
+        if result[0] == _FAILED:
+            raise OSError(result[1], result[2])
+        return result
 
 
 @lru_cache(maxsize=200_000)
@@ -955,13 +1025,14 @@ def decoded_entry(text: bytes) -> dict:
 
 
 def _entry_columns(opened) -> list[tuple[int, object, object]]:
-    """(first document number, segment reader, ``entry`` column reader) of each segment of a searcher(),
-    made once per searcher."""
+    """(first document number, segment reader, ``entry`` column reader) of each segment of a searcher()
+    that holds documents, made once per searcher; [] for an empty index (a first ingest of 0 entries)."""
     found = opened.__dict__.get("_rulings_entry_columns")
     if found is None:
         found = []
         for subsearcher, offset in opened.leaf_searchers():
             reader = subsearcher.reader()
-            found.append((offset, reader, reader.column_reader("entry", translate=False)))
+            if reader.doc_count_all():       # an empty index's reader has no columns (NotImplementedError)
+                found.append((offset, reader, reader.column_reader("entry", translate=False)))
         opened.__dict__["_rulings_entry_columns"] = found
     return found

@@ -91,17 +91,11 @@ def card_filter(name: str) -> Query:
 
 
 def mechanic_id(name: str) -> str:
-    """The mechanic id for an id, printed name or Chinese name; QueryError names the closest ids."""
-    from rapidfuzz import process        # a mechanic filter or its suggestion only: not on a word search's path
+    """The mechanic id a person means by name: ingest/tag.py resolve_mechanic(), the one resolver every
+    command uses; raises UnknownMechanic (a QueryError) naming the closest ids."""
+    from ingest.tag import resolve_mechanic      # a mechanic filter only: not on a word search's path
 
-    from ingest.tag import vocabulary
-    wanted = re.sub(r"[\s_]+", "-", name.strip().lower())
-    for mechanic in vocabulary():
-        if wanted == mechanic.id or fold(name.strip()) == fold(mechanic.name) or name.strip() in mechanic.zh:
-            return mechanic.id
-    ids = [m.id for m in vocabulary()]
-    close = [match for match, _, _ in process.extract(wanted, ids, limit=3)] if ids else []
-    raise QueryError(f"unknown mechanic {name!r}; closest: {', '.join(close)}")
+    return resolve_mechanic(name)
 
 
 def set_filter(code: str) -> Query:

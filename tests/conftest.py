@@ -24,6 +24,13 @@ def shared() -> Path:
     return SHARED
 
 
+@pytest.fixture(autouse=True)
+def default_index_in_tmp(tmp_path_factory, monkeypatch):
+    """$RULINGS_INDEX in a temporary folder: a command given no --index (or one whose --index came after
+    '--') builds its demo index there, never in the user's data folder."""
+    monkeypatch.setenv("RULINGS_INDEX", str(tmp_path_factory.mktemp("default") / "index"))
+
+
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
@@ -42,6 +49,15 @@ def real_index(shared, tmp_path_factory) -> Path:
     """An index folder built once from ../shared/realdata (every format, every language)."""
     folder = tmp_path_factory.mktemp("real") / "ix"
     catalog.ingest(folder, [shared / "realdata"])
+    return folder
+
+
+@pytest.fixture(scope="session")
+def ixalan_index(shared, tmp_path_factory) -> Path:
+    """An index of the real MTGJSON v3 Ixalan and Shadows over Innistrad files (1,229 rulings, 594 entries):
+    three Jace planeswalkers, Hijack, rulings dated 2016-04 and 2017-09."""
+    folder = tmp_path_factory.mktemp("ixalan") / "ix"
+    catalog.ingest(folder, [shared / "realdata/mtgjson3-sets/XLN.json", shared / "realdata/mtgjson3-sets/SOI.json"])
     return folder
 
 

@@ -186,14 +186,16 @@ def test_an_index_of_the_layout_before_generations_is_read_and_moved(base, tmp_p
     assert sorted(p.name for p in legacy.iterdir()) == [folder.CURRENT, "gen-000001", folder.LOCK]
 
 
-def test_a_first_build_killed_midway_is_redone_by_the_next_command(runner, tmp_path):
+def test_a_first_build_killed_midway_is_redone_by_the_next_command(runner, tmp_path, monkeypatch):
     """What a killed first ingest leaves (the lock file and a half-written generation, no CURRENT) is the
-    tool's own: the next command builds the index instead of calling the folder foreign."""
+    tool's own: the next command builds the index (at the default location) instead of calling the
+    folder foreign."""
     root = tmp_path / "ix"
     (root / "gen-000001" / "whoosh").mkdir(parents=True)
     (root / "gen-000001" / "rulings.sqlite").write_bytes(b"SQLite format 3\x00")
     (root / folder.LOCK).write_text("12345")
-    result = runner.invoke(cli, ["search", "proliferate", "--format", "json", "--index", str(root)])
+    monkeypatch.setenv("RULINGS_INDEX", str(root))
+    result = runner.invoke(cli, ["search", "proliferate", "--format", "json"])
     assert result.exit_code == 0, result.output
     assert len(json.loads(result.stdout)) == 7
     assert complete(root) == 43

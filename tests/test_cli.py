@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from search.cli import cli
 
 
@@ -113,3 +115,46 @@ def test_show_accepts_id_in_any_case(runner, seed_index):
     entry = json.loads(run(runner, seed_index, "search", "evolve", "--format", "json", "--limit", "1").stdout)[0]
     shown = json.loads(run(runner, seed_index, "show", " " + entry["id"].upper(), "--format", "json").stdout)
     assert shown["id"] == entry["id"]
+
+
+# One mechanic resolver for every command (issue 21, item 15), on real MTGJSON v3 sets: Commander 2018
+# prints totem armor (now umbra armor), Aether Revolt has Vehicles (crew).
+@pytest.fixture(scope="module")
+def mechanic_index(shared, tmp_path_factory):
+    from search import catalog
+
+    folder = tmp_path_factory.mktemp("mechanics") / "ix"
+    catalog.ingest(folder, [shared / "realdata/mtgjson3-sets/C18.json", shared / "realdata/mtgjson3-sets/AER.json"])
+    return folder
+
+
+def ids_of(result) -> set[str]:
+    assert (result.exit_code, result.stderr) == (0, ""), result.output
+    return {entry["id"] for entry in json.loads(result.stdout)}
+
+
+@pytest.mark.parametrize("name,mechanic,count", [
+    ("umbra-armor", "umbra-armor", 18), ("totem-armor", "umbra-armor", 18), ("Totem Armor", "umbra-armor", 18),
+    ("crew", "crew", 17), ("Crewed", "crew", 17), ("vehicle", "crew", 17),
+])
+def test_every_command_resolves_a_mechanic_the_same_way(runner, mechanic_index, name, mechanic, count):
+    shown = run(runner, mechanic_index, "mechanics", name)
+    assert shown.stdout.startswith(f"{mechanic}: {count} entries\n")
+    listed = ids_of(run(runner, mechanic_index, "mechanics", name, "--format", "json"))
+    assert len(listed) == count
+    assert ids_of(run(runner, mechanic_index, "search", "--mechanic", name, "--format", "json", "--limit", "100")) \
+        == listed
+    assert ids_of(run(runner, mechanic_index, "search", f'mechanic:"{name}"', "--format", "json", "--limit", "100")) \
+        == listed
+    assert ids_of(run(runner, mechanic_index, "export", "--mechanic", name, "--format", "json")) == listed
+    tagged = {e["id"] for e in json.loads(run(runner, mechanic_index, "export", "--format", "json").stdout)
+              if mechanic in e["mechanics"]}
+    assert tagged == listed
+
+
+@pytest.mark.parametrize("command", [["mechanics", "prolifrate"], ["search", "--mechanic", "prolifrate"],
+                                     ["search", "mechanic:prolifrate"], ["export", "--mechanic", "prolifrate"]])
+def test_every_command_suggests_the_same_mechanics(runner, mechanic_index, command):
+    result = run(runner, mechanic_index, *command)
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == "Error: unknown mechanic 'prolifrate'; closest: proliferate, populate, replicate\n"

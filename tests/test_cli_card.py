@@ -70,3 +70,44 @@ def test_unknown_card_suggests(runner, mtg_index):
     result = runner.invoke(cli, ["card", "Cloudfin Raptr", "--index", str(mtg_index)])
     assert result.exit_code == 0
     assert result.stdout == "No rulings for 'Cloudfin Raptr'. Did you mean: Cloudfin Raptor?\n"
+
+
+# A name's first words find the cards that begin with them (issue 21, item 14), on real XLN and SOI rulings.
+JACES = ["Jace, Cunning Castaway", "Jace, Ingenious Mind-Mage", "Jace, Unraveler of Secrets"]
+
+
+@pytest.mark.parametrize("name", ["Jace", "jace", "JACE,"])
+def test_first_word_lists_the_cards_that_begin_with_it(runner, ixalan_index, name):
+    result = runner.invoke(cli, ["card", name, "--index", str(ixalan_index)])
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == (f"No card is named {name!r}; 3 cards begin with it (give one):\n"
+                             "  Jace, Cunning Castaway: 5 entries\n  Jace, Ingenious Mind-Mage: 2 entries\n"
+                             "  Jace, Unraveler of Secrets: 3 entries\n")
+    result = runner.invoke(cli, ["card", name, "--format", "json", "--index", str(ixalan_index)])
+    assert len(json.loads(result.stdout)) == 10
+    assert result.stderr == f"{name!r} matches: " + "; ".join(JACES) + "\n"
+
+
+def test_leading_words_of_one_card_show_it(runner, ixalan_index):
+    result = runner.invoke(cli, ["card", "jace, cunning", "--index", str(ixalan_index)])
+    assert result.stdout.startswith("Jace, Cunning Castaway (begins with 'jace, cunning'): 5 entries\n\n")
+    assert card_json(runner, ixalan_index, "Jace, Cunning") == card_json(runner, ixalan_index,
+                                                                        "Jace, Cunning Castaway")
+
+
+@pytest.mark.parametrize("name,suggested", [("Jaec", "; ".join(JACES)), ("Hijak", "Hijack")])
+def test_suggestions_compare_first_words_and_faces(runner, ixalan_index, name, suggested):
+    result = runner.invoke(cli, ["card", name, "--index", str(ixalan_index)])
+    assert result.stdout == f"No rulings for {name!r}. Did you mean: {suggested}?\n"
+
+
+def test_card_selector_of_search_and_export_takes_first_words(runner, ixalan_index):
+    for command in (["search", "--card", "Jace"], ["export", "--card", "Jace"]):
+        result = runner.invoke(cli, [*command, "--index", str(ixalan_index)])
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr == ("Error: no card is named 'Jace'; 3 cards begin with it: "
+                                 + "; ".join(JACES) + " (give one)\n")
+    ids = {e["id"] for e in card_json(runner, ixalan_index, "Jace, Unraveler of Secrets")}
+    for command in (["search", "--card", "jace, unraveler"], ["export", "--card", "jace, unraveler"]):
+        result = runner.invoke(cli, [*command, "--format", "json", "--index", str(ixalan_index)])
+        assert {e["id"] for e in json.loads(result.stdout)} == ids and len(ids) == 3

@@ -95,3 +95,78 @@ def test_shared_ruling_listed_once(runner, mtg_index):
     hits = json.loads(run(runner, mtg_index, "greater", "toughness", "--every-word", "--format", "json").stdout)
     assert [h["text"] for h in hits] == [SHARED]
     assert len(hits[0]["variants"]) == 6
+
+
+# Mistyped options (issue 21, item 12), on the real MTGJSON v3 Tenth Edition rulings.
+@pytest.fixture(scope="module")
+def tenth_index(shared, tmp_path_factory):
+    from search import catalog
+
+    folder = tmp_path_factory.mktemp("tenth-search") / "ix"
+    catalog.ingest(folder, [shared / "realdata/mtgjson3-sets/10E.json"])
+    return folder
+
+
+def texts(result) -> list[str]:
+    assert (result.exit_code, result.stderr) == (0, ""), result.output
+    return [hit["text"][:40] for hit in json.loads(result.stdout)]
+
+
+@pytest.mark.parametrize("args,line", [
+    pytest.param(["--lmit", "3", "flying"], "No such option: --lmit. Did you mean --limit?", id="long"),
+    pytest.param(["--lmit=3", "flying"], "No such option: --lmit=3. Did you mean --limit?", id="long-value"),
+    pytest.param(["flying", "--formt", "json"], "No such option: --formt. Did you mean --format?", id="after-word"),
+    pytest.param(["flying", "-reach"], "No such option: -reach. A query word that looks like an option goes "
+                                       "after '--': rulings search -- -reach", id="short"),
+])
+def test_mistyped_option_is_a_usage_error(runner, tenth_index, args, line):
+    result = run(runner, tenth_index, *args)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.endswith(f"\nError: {line}\n")
+
+
+def test_words_that_start_with_minus_and_are_query_words(runner, tenth_index):
+    flying = texts(run(runner, tenth_index, "flying", "--format", "json"))
+    assert len(flying) == 4
+    assert texts(runner.invoke(cli, ["search", "--index", str(tenth_index), "--format", "json", "--",
+                                     "flying", "-reach"])) == \
+        ["Whether or not a creature has flying is "]                      # the 3 reach entries excluded
+    assert texts(run(runner, tenth_index, "flying", "-set:10E", "--format", "json")) == []
+    assert texts(run(runner, tenth_index, "-1/-1", "--format", "json")) == \
+        ["If Ascendant Evincar stops being black, ", "If Chimeric Staff is already an artifact"]
+    assert texts(run(runner, tenth_index, "--limit=1", "flying", "--format=json")) == flying[:1]
+    assert texts(run(runner, tenth_index, "--card", "-reach", "--format", "json")) == []   # an option's value
+
+
+# --since and --until take a year or a month, as date: does (issue 21, item 14); real XLN and SOI rulings.
+def ids(runner, index_dir, *args):
+    result = runner.invoke(cli, [*args, "--format", "json", "--index", str(index_dir)])
+    assert (result.exit_code, result.stderr) == (0, ""), result.output
+    return {entry["id"] for entry in json.loads(result.stdout)}
+
+
+def test_since_and_until_take_a_year_or_a_month(runner, ixalan_index):
+    since = ids(runner, ixalan_index, "search", "--since", "2017", "--set", "XLN", "--limit", "1000")
+    assert since == ids(runner, ixalan_index, "search", "date:>=2017 set:XLN", "--limit", "1000")
+    assert len(since) == 306
+    until = ids(runner, ixalan_index, "export", "--until", "2016-04")
+    assert until == ids(runner, ixalan_index, "export", "--query", "date:<=2016-04") and len(until) == 283
+    assert len(ids(runner, ixalan_index, "export", "--since", "2016", "--until", "2016")) == 272
+    assert ids(runner, ixalan_index, "export", "--since", "2016-04-08", "--until", "2016-04") == \
+        ids(runner, ixalan_index, "export", "--since", "2016-04-08", "--until", "2016-04-30")
+
+
+@pytest.mark.parametrize("value", ["2019-13", "19", "2019-1", "2019-02-30", "June"])
+def test_since_that_is_no_year_month_or_day_is_a_usage_error(runner, ixalan_index, value):
+    result = runner.invoke(cli, ["search", "--since", value, "flying", "--index", str(ixalan_index)])
+    assert result.exit_code == 2
+    assert result.stderr.endswith(f"Error: Invalid value for '--since': {value!r} is not a date (YYYY-MM-DD, "
+                                  "or a month YYYY-MM, or a year YYYY)\n")
+
+
+@pytest.mark.parametrize("command", [["search", "flying"], ["export"]])
+def test_since_after_until_warns_in_one_line(runner, ixalan_index, command):
+    result = runner.invoke(cli, [*command, "--since", "2017-10", "--until", "2017-09", "--format", "json",
+                                 "--index", str(ixalan_index)])
+    assert (result.exit_code, result.stdout) == (0, "[]\n")
+    assert result.stderr == "warning: --since 2017-10 is after --until 2017-09, so nothing can match\n"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from ingest.model import Entry, Ruling, Source, Variant
 from ingest.tag import find_mechanic, mechanics_in, tag, vocabulary
 
@@ -38,6 +40,53 @@ def test_derive_script_reproduces_the_committed_table(shared):
     spec.loader.exec_module(derive)
     committed = json.loads((root / "ingest/data/mechanics.json").read_text("utf-8"))
     assert derive.build(shared) == committed
+
+
+def test_derive_script_reproduces_the_committed_glossary_names(shared):
+    """ingest/data/mechanic_names.json is what scripts/derive_mechanics.py --glossary makes of the real CR."""
+    import importlib.util
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("derive", root / "scripts/derive_mechanics.py")
+    derive = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(derive)
+    lines = derive.cr_lines(shared / "realdata/comprules-rulesraker/MagicCompRules.txt")
+    names = derive.glossary_names(lines, derive.build(shared))
+    assert names == json.loads((root / "ingest/data/mechanic_names.json").read_text("utf-8"))
+    # the CR glossary's renamed, variant and related names (checked by hand against MagicCompRules.txt)
+    assert {k: names["aliases"][k] for k in ("totem armor", "vehicle", "swampwalk", "wizardcycling",
+                                             "megamorph", "equipment", "trample over planeswalkers")} == {
+        "totem armor": "umbra-armor", "vehicle": "crew", "swampwalk": "landwalk", "wizardcycling": "cycling",
+        "megamorph": "morph", "equipment": "equip", "trample over planeswalkers": "trample"}
+    assert "face down" not in names["aliases"] and "phase" not in names["aliases"]      # general game terms
+    assert sorted(names["ability_words"]) == ["imprint", "threshold"]
+
+
+@pytest.mark.parametrize("name,mechanic", [
+    ("totem-armor", "umbra-armor"), ("Totem Armor", "umbra-armor"), ("umbra_armor", "umbra-armor"),
+    ("Proliferated", "proliferate"), ("vehicle", "crew"), ("Vehicles", "crew"), ("Swampwalk", "landwalk"),
+    ("City's Blessing", "ascend"), ("phased out", "phasing"), ("飛行", "flying"), ("threshold", None),
+])
+def test_find_mechanic_by_old_and_glossary_names(name, mechanic):
+    found = find_mechanic(name)
+    assert (found.id if found else None) == mechanic
+
+
+@pytest.mark.parametrize("name,message", [
+    ("prolifrate", "unknown mechanic 'prolifrate'; closest: proliferate, populate, replicate"),
+    ("flyng", "unknown mechanic 'flyng'; closest: flying, flanking"),
+    ("xyzzy", "unknown mechanic 'xyzzy'; 'rulings mechanics' lists them"),
+    ("--", "'--' names no mechanic; give an id, a printed name or a Chinese name"),
+    ("Threshold", "'Threshold' is an ability word, not a mechanic: it used to be a keyword ability and now has "
+                  "no rules meaning (CR glossary); search for the word: rulings search threshold"),
+])
+def test_resolve_mechanic_explains_what_it_cannot_resolve(name, message):
+    from ingest.errors import QueryError, UnknownMechanic
+    from ingest.tag import resolve_mechanic
+
+    with pytest.raises(UnknownMechanic) as raised:
+        resolve_mechanic(name)
+    assert str(raised.value) == message and isinstance(raised.value, QueryError)
 
 
 def test_chinese_names_from_the_bilingual_rules():

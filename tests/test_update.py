@@ -762,3 +762,63 @@ def test_a_file_name_must_lie_in_its_folder(tmp_path):
     assert update.set_file_name("CON", set()) == ("CON_.json", None)
     assert update.set_file_name("tsp", set()) == ("TSP.json", None)
     assert update.month_of("2019-05-03") == "2019-05" and update.month_of("2019/05/03") == "undated"
+def test_full_disk_during_a_download_is_one_line_then_resumes(shared, site, tmp_path, runner, monkeypatch):
+    """A download written to a full disk (an injected OSError(ENOSPC) after 1,000 bytes) stops with one
+    line naming the part file; the next update resumes from what was written (issue 21, item 11)."""
+    import builtins
+    import errno
+
+    from search import fetch
+
+    server, base = site
+    serve_scryfall(server, base, real_rulings(shared, FIRST), real_oracle_cards(shared))
+    part = tmp_path / "cache/scryfall/downloads/.rulings.json.gz.part"
+
+    class FullDisk(io.FileIO):
+        def write(self, data):
+            room = 1000 - self.tell()
+            if len(data) > room:
+                super().write(data[:room])
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return super().write(data)
+
+    def full_open(path, mode="r", *args, **kwargs):
+        if Path(path) == part:
+            return FullDisk(path, mode.replace("b", ""))
+        return builtins.open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(fetch, "open", full_open, raising=False)
+    monkeypatch.setenv("RULINGS_CACHE_DIR", str(tmp_path / "cache"))
+    result = runner.invoke(cli, ["update", "--base-url", base, "--index", str(tmp_path / "ix")])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (f"Error: {part}: cannot be written (No space left on device); "
+                             "free some space and run 'rulings update' again to resume; "
+                             "search keeps working on the current index\n")
+    assert part.stat().st_size == 1000 and not (tmp_path / "ix").exists()
+    monkeypatch.undo()
+    server.log.clear()
+    report = run_update(tmp_path, base)
+    assert server.requests("/file/rulings.json")[0][1]["range"] == "bytes=1000-"
+    assert report.ingest.to_json()["rulings"] == 43
+
+
+def test_full_disk_writing_a_cache_file_is_one_line(tmp_path, monkeypatch):
+    import errno
+
+    from search import fetch
+
+    target = tmp_path / "records.json"
+    target.write_bytes(b"{}")
+
+    from search import output
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(output.os, "write", full)
+    with pytest.raises(UpdateError) as raised:
+        fetch.write_atomic(target, b'{"a": 1}')
+    monkeypatch.undo()
+    assert str(raised.value) == (f"{target}: cannot be written (No space left on device); "
+                                 "search keeps working on the current index")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records.json"] and target.read_bytes() == b"{}"

@@ -19,23 +19,36 @@ def card(name, fmt, index_dir):
     card, in any case, with or without accents; 'Fire // Ice' may be written
     'Fire/Ice' or 'Fire / Ice'. When NAME is one card's name and another card's
     face, the card of that exact name comes first and the other is named.
+    A name's first words find the cards that begin with them ('Jace': every
+    Jace card); the cards are listed when there are several.
     """
+    from search import cards
+
     index_dir = ready_index(index_dir)
     matches = query.card_matches(index_dir, name)
+    started = not matches                     # no card has the name: the cards that begin with it
+    if started:
+        matches = cards.cards_starting_with(index_dir, name)
     if fmt == "json":
-        click.echo(json_text(query.entries_for_card(index_dir, name)))
+        entries = list({e["id"]: e for match in matches for e in match.entries}.values())
+        click.echo(json_text(entries))
         if len(matches) > 1:
             click.echo(printable(f"{name!r} matches: " + "; ".join(m.card for m in matches)), err=True)
         return
     if not matches:
-        close = query.card_suggestions(index_dir, name)
-        click.echo(printable(f"No rulings for {name!r}." + (f" Did you mean: {', '.join(close)}?" if close else "")))
+        close = cards.close_cards(index_dir, name)
+        click.echo(printable(f"No rulings for {name!r}." + (f" Did you mean: {'; '.join(close)}?" if close else "")))
+        return
+    if started and len(matches) > 1:
+        click.echo(printable(f"No card is named {name!r}; {len(matches)} cards begin with it (give one):"))
+        for match in matches:
+            click.echo(printable(f"  {match.card}: {len(match.entries)} entries"))
         return
     shown: set[str] = set()
     for number, match in enumerate(matches):
         entries = [e for e in match.entries if e["id"] not in shown]
         shown.update(e["id"] for e in entries)
-        how = "" if match.exact else f" (face {name!r})"
+        how = f" (begins with {name!r})" if started else "" if match.exact else f" (face {name!r})"
         prefix = "Also matches " if number else ""
         click.echo(printable(f"{prefix}{match.card}{how}: {len(entries)} entries\n"))
         for entry in entries:

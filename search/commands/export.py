@@ -9,8 +9,7 @@ import click
 
 from ingest.errors import RulingsError
 from search import catalog, export as exporter
-from search.commands.mechanics import resolve_mechanic
-from search.commands.options import filter_options, index_option, ready_index
+from search.commands.options import filter_options, index_option, ready_index, warn_if_reversed
 from search.output import index_folder_holding, write_atomic
 
 
@@ -42,8 +41,11 @@ def export(mechanic, card, set_code, lang, since, until, any_mechanic, query_tex
     """
     if group_by and fmt not in ("md", "html"):
         click.echo(f"note: --group-by applies to the md and html formats; {fmt} is written ungrouped", err=True)
-    selection = exporter.Selection([resolve_mechanic(m) for m in mechanic], any_mechanic, card,
-                                   set_code, lang, since, until, (query_text or "").strip() or None)
+    from ingest.tag import resolve_mechanic       # the one resolver (ingest/tag.py), as search and mechanics use
+    from search.cards import card_selector
+
+    mechanics = [resolve_mechanic(m) for m in mechanic]
+    warn_if_reversed(since, until)
     index_dir = ready_index(index_dir)
     target = None if output in (None, "-") else Path(output)
     if target is not None:
@@ -51,6 +53,8 @@ def export(mechanic, card, set_code, lang, since, until, any_mechanic, query_tex
         if holder is not None:
             raise RulingsError(f"{output}: lies inside the index folder {holder}; an export would overwrite "
                                "the index's files, write it elsewhere")
+    selection = exporter.Selection(mechanics, any_mechanic, card_selector(index_dir, card) if card else card,
+                                   set_code, lang, since, until, (query_text or "").strip() or None)
     entries = exporter.select(index_dir, selection)
     text = exporter.render(entries, fmt, selection, catalog.ingested_at(index_dir), group_by, variants)
     data = text.encode("utf-8")

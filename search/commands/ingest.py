@@ -10,7 +10,7 @@ from corpus import corpus_files
 from ingest.controls import single_line
 from ingest.errors import RulingsError
 from search import catalog
-from search.commands.options import default_index, index_option, json_text
+from search.commands.options import default_index, index_option, json_text, shown_path
 
 
 def format_table(files) -> list[str]:
@@ -59,7 +59,7 @@ def ingest(sources, rebuild, fmt, index_dir):
             if summary[kind]:
                 click.echo(f"{len(summary[kind])} files {kind}:")
                 for item in summary[kind]:
-                    click.echo(single_line(f"  {item['path']}: {item['reason']}"))
+                    click.echo(single_line(f"  {shown_path(item['path'])}: {item['reason']}"))
         for reason, count in summary["rejected_rulings"].items():
             click.echo(f"rejected rulings: {count} ({reason})")
         for reason, count in summary["warnings"].items():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from ingest.errors import UnknownMechanic
 from search import query
 from search.commands.options import entry_block, index_option, json_text, ready_index
 
@@ -22,11 +21,17 @@ def mechanics(name, lang, fmt, index_dir):
     """List mechanics with their entry counts, or the entries tagged NAME (id, name, any form, Chinese name)."""
     index_dir = ready_index(index_dir)
     if name is not None:
+        from ingest.tag import resolve_mechanic     # imported here: every command loads this module
+
         show_mechanic(index_dir, resolve_mechanic(name), lang, fmt)
         return
     rows = mechanic_rows(query.mechanic_counts(index_dir, lang))
     if fmt == "json":
         click.echo(json_text(rows))
+        return
+    if not rows:
+        click.echo("No mechanics: the index holds no entries." if lang is None else
+                   f"No mechanics: the index holds no entries in {lang!r}.")
         return
     kind = None
     for row in rows:
@@ -58,18 +63,3 @@ def show_mechanic(index_dir, mechanic_id: str, lang: str | None, fmt: str) -> No
     click.echo(f"{mechanic_id}: {len(hits)} entries\n")
     for hit in hits:
         click.echo(entry_block(hit) + "\n")
-
-
-def resolve_mechanic(name: str) -> str:
-    """The mechanic id for an id, printed name, form or Chinese name; UnknownMechanic names the closest ids."""
-    from rapidfuzz import process
-
-    from ingest.tag import find_mechanic, vocabulary
-    mechanic = find_mechanic(name)
-    if mechanic is not None:
-        return mechanic.id
-    wanted = name.strip().lower().replace(" ", "-")
-    if not any(ch.isalnum() for ch in wanted):
-        raise UnknownMechanic(f"{name!r} names no mechanic; give an id, a printed name or a Chinese name")
-    close = [match for match, _, _ in process.extract(wanted, [m.id for m in vocabulary()], limit=3)]
-    raise UnknownMechanic(f"unknown mechanic {name!r}; closest: {', '.join(close)}")

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from ingest.controls import escape_json_controls, single_line, without_controls
+from ingest.errors import RulingsError
 from search import index, query
 
 
@@ -47,38 +48,66 @@ def index_option(fn):
 
 
 def ready_index(index_dir: Path | None) -> Path:
-    """The index folder, built from the bundled corpus when it holds no index yet.
+    """The index folder (index_dir, else default_index()), ready to answer.
 
-    Raises DamagedIndex for a folder that holds other files but no index (search/catalog.py refuse_foreign).
+    A folder that holds no index yet is built from the bundled demo corpus only at the default location,
+    and says so on stderr once; a folder given with --index that holds no index is a RulingsError naming
+    how to make one (a mistyped folder is not filled with the demo). A folder whose Whoosh files are gone
+    but whose remembered sources are intact is rewritten from them (said on stderr). Raises DamagedIndex
+    for a damaged or incomplete index and for a folder that holds other files (search/catalog.py
+    repairable()): nothing a user built is replaced by the demo.
     """
+    given = index_dir
     index_dir = index_dir or default_index()
     if index.exists(index_dir):
         return index_dir
-    from corpus import corpus_files          # building an index: the catalog and the bundled corpus
-    from search import catalog, folder
-    catalog.refuse_foreign(index_dir)
-    if (folder.live(index_dir) / catalog.STATE).exists():
+    from search import catalog          # building an index: the catalog and the bundled corpus
+    if catalog.repairable(index_dir):
         # the Whoosh files are gone but the remembered sources are not: rewrite the index from them
         click.echo(f"{index_dir}: index files missing; rebuilding them from the remembered sources", err=True)
         catalog.rebuild_entries(index_dir)
-    else:
-        catalog.ingest_if_missing(index_dir, corpus_files())
+        return index_dir
+    if given is not None and os.path.abspath(given) != os.path.abspath(default_index()):
+        if catalog.built_meanwhile(index_dir):
+            return index_dir
+        raise RulingsError(f"{given}: no rulings index here; make one with 'rulings ingest SOURCE... --index "
+                           f"{given}' (or 'rulings update --index {given}' for every official ruling)")
+    from corpus import corpus_files
+    report = catalog.ingest_if_missing(index_dir, corpus_files())
+    if report is not None:
+        click.echo(f"{index_dir}: no index yet, so it was built from the bundled demo corpus "
+                   f"({sum(len(f.rulings) for f in report.files)} rulings); 'rulings update' brings every "
+                   "official ruling, 'rulings ingest PATH' your own files", err=True)
     return index_dir
 
 
 class IsoDate(click.ParamType):
-    """A YYYY-MM-DD date, kept as its ISO string; anything else is a usage error (exit 2)."""
+    """A date as a year, a month or a day (YYYY, YYYY-MM, YYYY-MM-DD, as the query's ``date:`` takes), kept
+    as its ISO string; anything else is a usage error (exit 2). A year or a month means every day in it:
+    ``--since 2019`` from 2019-01-01, ``--until 2019-06`` to 2019-06-30 (query.Filters compares prefixes).
+    """
 
     name = "date"
 
     def convert(self, value, param, ctx):
+        match = re.fullmatch(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?", value or "")
         try:
-            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value or ""):
+            if not match:
                 raise ValueError
-            dt.date.fromisoformat(value)
+            dt.date(int(match.group(1)), int(match.group(2) or 1), int(match.group(3) or 1))
         except ValueError:
-            self.fail(f"{value!r} is not a date (YYYY-MM-DD)", param, ctx)
+            self.fail(f"{value!r} is not a date (YYYY-MM-DD, or a month YYYY-MM, or a year YYYY)", param, ctx)
         return value
+
+
+def warn_if_reversed(since: str | None, until: str | None) -> None:
+    """One line on stderr when --since is after --until: no date lies between them, so nothing matches.
+
+    The range is every date from since to the last day of until (a year or a month is all its days), so
+    it is empty exactly when since's first len(until) characters sort after until.
+    """
+    if since and until and since[:len(until)] > until:
+        click.echo(f"warning: --since {since} is after --until {until}, so nothing can match", err=True)
 
 
 def filter_options(fn):
@@ -88,8 +117,8 @@ def filter_options(fn):
         click.option("--card", help="Card name (either face of a split or double-faced card)."),
         click.option("--set", "set_code", help="Set code."),
         click.option("--lang", help="Language code (zh matches zh-Hans and zh-Hant)."),
-        click.option("--since", type=IsoDate(), help="Oldest date, YYYY-MM-DD."),
-        click.option("--until", type=IsoDate(), help="Newest date, YYYY-MM-DD."),
+        click.option("--since", type=IsoDate(), help="Oldest date: YYYY-MM-DD, a month YYYY-MM or a year YYYY."),
+        click.option("--until", type=IsoDate(), help="Newest date: YYYY-MM-DD, a month YYYY-MM or a year YYYY."),
     ]):
         fn = option(fn)
     return fn
@@ -111,6 +140,17 @@ def printable(text: str) -> str:
     """Text for the terminal: every control character removed but newline and tab (ingest/controls.py),
     so that a document cannot send the terminal an escape sequence (an OSC title, a CSI colour)."""
     return without_controls(text)
+def shown_path(path: str) -> str:
+    """A remembered source path as text output shows it: relative to the working folder when it lies
+    inside it (``mtgjson/MKM.json``), else as remembered (absolute, or a bundled document's
+    ``rulings:corpus/NAME``). JSON output always gives the remembered path."""
+    if not os.path.isabs(path):
+        return path
+    try:
+        relative = os.path.relpath(path)
+    except (OSError, ValueError):       # no working folder (removed meanwhile)
+        return path
+    return path if relative == ".." or relative.startswith(".." + os.sep) else relative
 
 
 def emphasise(text: str) -> str:

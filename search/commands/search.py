@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+import re
+
 import click
 
 from search import query
@@ -13,10 +16,46 @@ from search.commands.options import (
     json_text,
     printable,
     ready_index,
+    warn_if_reversed,
 )
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
+# A word that looks like an option: '-' or '--', a letter, then letters, digits, '_' or '-' (and '=value' after
+# a long name). '-1/-1', '-set:ONE' and a quoted "-1/-1 counters" do not: they are query words.
+LOOKS_LIKE_OPTION = re.compile(r"--?[^\W\d_][\w-]*(=.*)?", re.DOTALL)
+
+
+class QueryCommand(click.Command):
+    """A command whose arguments are query words, some of which start with '-' (``-1/-1``).
+
+    click is told to pass unknown options through as words (ignore_unknown_options), so a mistyped
+    option (``--lmit 3``) would become part of the query: parse_args() makes any word before ``--``
+    that looks like an option (LOOKS_LIKE_OPTION) and is none of the command's a usage error (exit 2),
+    naming the closest option. Words after ``--`` are query words whatever they look like.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        names, valued = set(), set()
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Option):
+                names.update(param.opts + param.secondary_opts)
+                if not param.is_flag and not param.count:
+                    valued.update(param.opts)
+        words = iter(args)
+        for word in words:
+            if word == "--":
+                break
+            if word in valued:
+                next(words, None)                 # its value, whatever it looks like
+            elif word not in names and word.split("=", 1)[0] not in valued and LOOKS_LIKE_OPTION.fullmatch(word):
+                close = difflib.get_close_matches(word.split("=", 1)[0], sorted(names), n=1, cutoff=0.6)
+                hint = f"Did you mean {close[0]}?" if close else \
+                    f"A query word that looks like an option goes after '--': rulings search -- {word}"
+                raise click.UsageError(f"No such option: {word}. {hint}", ctx)
+        return super().parse_args(ctx, args)
+
+
+@click.command(cls=QueryCommand, context_settings={"ignore_unknown_options": True})
 @click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="[QUERY]...")
 @filter_options
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
@@ -44,15 +83,23 @@ def search(words, mechanic, card, set_code, lang, since, until, limit, every_wor
                            -set:ONE excludes; filters select, never reorder
 
     \b
-    Words that start with '-' are part of the query, so these work:
+    A word that starts with '-' and a digit, or a -field:value, is part of
+    the query, so these work:
       rulings search -1/-1
       rulings search "-1/-1 counters"
-    If a query word is also an option name (say --limit), put '--' before
-    the query: rulings search --format json -- --limit
+      rulings search flying -set:ONE
+    Any other word that looks like an option and is not one is an error
+    (a mistyped --limit is never searched for); put '--' before a query
+    that holds one: rulings search -- flying -reach
+                    rulings search --format json -- --limit
     """
     text = " ".join(words)
-    filters = filters_from(mechanic, card, set_code, lang, since, until)
+    warn_if_reversed(since, until)
     index_dir = ready_index(index_dir)
+    if card:
+        from search.cards import card_selector      # a card's first words select it too (--card Okaun)
+        card = card_selector(index_dir, card)
+    filters = filters_from(mechanic, card, set_code, lang, since, until)
     hits = query.search(index_dir, text, filters, limit, every_word=every_word)
     hint = ""
     if not hits and text.strip():

@@ -8,7 +8,7 @@ from ingest.controls import single_line
 
 from ingest.errors import UnknownEntry
 from search import query
-from search.commands.options import entry_block, index_option, json_text, printable, ready_index
+from search.commands.options import entry_block, index_option, json_text, printable, ready_index, shown_path
 
 def _short(text: str, width: int = 100) -> str:
     return text if len(text) <= width else text[:width - 1] + "\u2026"
@@ -33,8 +33,8 @@ def show(entry_id, fmt, index_dir):
     click.echo(f"\nvariants ({len(entry['variants'])}), with similarity to the canonical text:")
     for v in entry["variants"]:
         click.echo(single_line(f"  [{v['similarity']:.2f}] {v['date'] or 'undated'} "
-                               f"{v['card'] or v['oracle_id'] or '-'} ({v['set'] or '-'}) {v['source']['path']} "
-                               f"[{v['source']['format']}]"))
+                               f"{v['card'] or v['oracle_id'] or '-'} ({v['set'] or '-'}) "
+                               f"{shown_path(v['source']['path'])} [{v['source']['format']}]"))
         if v["text"] != entry["text"]:
             click.echo(printable(f"         {v['text']}"))
     if entry["related"]:

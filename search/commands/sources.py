@@ -6,7 +6,7 @@ import click
 
 from ingest.controls import single_line
 from search import catalog
-from search.commands.options import index_option, json_text, ready_index
+from search.commands.options import index_option, json_text, ready_index, shown_path
 
 
 def source_row(record: catalog.SourceRecord) -> dict:
@@ -20,7 +20,11 @@ def source_row(record: catalog.SourceRecord) -> dict:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @index_option
 def sources(fmt, index_dir):
-    """The ingested sources with format, rulings read and entries they contribute to."""
+    """The ingested sources with format, rulings read and entries they contribute to.
+
+    Paths are remembered absolute (a bundled document as rulings:corpus/NAME); the text output shows
+    those inside the working folder relative to it.
+    """
     rows = [source_row(record) for record in catalog.sources(ready_index(index_dir))]
     if fmt == "json":
         click.echo(json_text(rows))
@@ -28,9 +32,9 @@ def sources(fmt, index_dir):
     for row in rows:
         if row["skipped"] or row["rejected"]:
             kind = "skipped" if row["skipped"] else "rejected"
-            click.echo(f"{single_line(row['path'])}\n  {kind}: {single_line(row['skipped'] or row['rejected'])}")
+            click.echo(f"{single_line(shown_path(row['path']))}\n  {kind}: {single_line(row['skipped'] or row['rejected'])}")
         else:
-            click.echo(f"{single_line(row['path'])}\n  {row['format']}: {row['rulings']} rulings, "
+            click.echo(f"{single_line(shown_path(row['path']))}\n  {row['format']}: {row['rulings']} rulings, "
                        f"{row['entries']} entries")
     read = sum(1 for row in rows if row["rulings"])
     click.echo(f"{len(rows)} sources, {read} with rulings, {sum(r['rulings'] for r in rows)} rulings")
