@@ -18,8 +18,11 @@ which fires only when the call returns, and a library that swallows the timeout 
 finaliser, a bare ``except``) leaves it to the end of the block; so one file ran 121 s
 against a limit of 60 s. ``read_files`` therefore reads in worker processes and kills
 one still reading a file KILL_GRACE seconds after the limit: no file takes longer than
-READ_SECONDS + KILL_GRACE, whatever its reader does. ``walk`` never follows a symbolic link to a folder, so a link loop
-cannot make it run forever; each such link is reported, not silently passed over.
+READ_SECONDS + KILL_GRACE, whatever its reader does.
+
+``walk`` never follows a symbolic link to a folder, so a link loop cannot make it run
+forever; each such link is reported, not silently passed over, and so is a folder it
+cannot read.
 """
 
 from __future__ import annotations

@@ -167,8 +167,9 @@ def build_damaged(folder: Path, shared: Path) -> dict[str, tuple[str, object]]:
     put("okaun-long-date.json", json.dumps(okaun).encode(), 13)
     # Gatherer: script, style and a comment in a ruling cell; a stray byte in a page
     page = (real / "gatherer-tutor/vaultskirge.html").read_text("utf-8")
-    page = page.replace('rulingText">', f'rulingText"><script>{SCRIPT_TEXT}</script><style>td{{color:red}}</style>'
-                        "<!-- a note -->", 1)
+    cell = 'rulingText" style="width: 610px; padding-right: 5px;">'
+    assert page.count(cell) == 5
+    page = page.replace(cell, f"{cell}<script>{SCRIPT_TEXT}</script><style>td{{color:red}}</style><!-- a note -->", 1)
     put("vaultskirge-script.html", page.encode(), 5)
     put("aetherstorm-ff.html", _bad_byte((real / "gatherer-tutor/ætherstorm.html").read_bytes(), b"\xff",
                                          b"Rulings"), 2)
