@@ -2,8 +2,9 @@
 
 Every command accepts ``--index DIR`` (default: $RULINGS_INDEX, else the user data
 folder from platformdirs). The first command that needs an index when none
-exists builds it from the bundled corpus. Each command is a module of
-``search/commands/``.
+exists at the default location builds it from the bundled demo corpus and says
+so; a ``--index`` folder without an index is an error (search/commands/options.py
+ready_index). Each command is a module of ``search/commands/``.
 """
 
 from __future__ import annotations
