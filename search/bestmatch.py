@@ -10,9 +10,10 @@ mechanic it names. Then (``BestMatch.combine_scores``), for each entry holding a
   ``NEAR_WEIGHT`` times the score of each pair of adjacent query words found close together;
 - times its coordination: the share of the query's content words it holds (each word weighted
   by its idf), to the power ``COORDINATION``; a word held through a meaning counts as held;
-- tiers, removed from the score shown: an entry in the query's language holding every content
-  word comes before every other entry (``ALL_WORDS``), and an entry in the query's language before
-  every entry in another one, found through a mechanic's tag (``SAME_LANGUAGE``).
+- tiers, removed from the score shown: entries holding every content word come before the others
+  (``ALL_WORDS``), and within each, entries in the query's language before those in another one,
+  found through a mechanic's tag or a card's name (``SAME_LANGUAGE``); an entry holding only
+  function words of a query that has others is no match.
 
 Quoted phrases, ``+word``, ``-word`` and filters keep their meaning: they are required or
 excluded as the parser reads them, and the best-match part ranks within what they select.
@@ -137,8 +138,12 @@ class BestMatch(CompoundQuery):
         for docnum, words in held.items():
             share = sum(self.idfs[i] for i in words if self.content[i]) / total
             score = summed[docnum] * share ** COORDINATION * self.boost
+            if share <= 0.0:             # only function words: not a match
+                continue
+            if share >= 1.0 - 1e-9:
+                score += ALL_WORDS
             if (docnum in chinese_docs) == self.chinese:
-                score += SAME_LANGUAGE + (ALL_WORDS if share >= 1.0 - 1e-9 else 0.0)
+                score += SAME_LANGUAGE
             found[docnum] = score
         return found
 
@@ -218,14 +223,23 @@ def _precise(word: str) -> bool:
 
 
 def _refuse_unsupported(word: str) -> None:
-    found = re.fullmatch(r"([A-Za-z_]+):(\S+)", word)
-    if found and found.group(1).lower() in _FIELDS_WE_LACK:
+    found = re.fullmatch(r"([A-Za-z_]+):([^\s:]+)", word)
+    if found:
         raise QueryError(f"there is no field {found.group(1)!r}: words search every text; filters are "
                          "card: set: mechanic: lang: date:")
-    if re.search(r"\w\^[\d.]*$", word):
-        raise QueryError(f"boosts ({word}) are not supported; write the word alone, or +word to require it")
-    if ("*" in word or "?" in word.rstrip("?")) and not WILDCARD.fullmatch(word) and not TOKEN_PATTERN.fullmatch(word):
-        raise QueryError(f"{word!r}: a wildcard goes at the end of a word (prolif*); ? is not supported")
+    if re.search(r"\w\^", word):
+        raise QueryError(f"boosts ({_short(word)}) are not supported; write the word alone, or +word to require it")
+    word = word.strip("?!.,;:？！。，")
+    if "*" in word and re.search(r"[^\W\d_]", word) and not WILDCARD.fullmatch(word) \
+            and not TOKEN_PATTERN.fullmatch(word):
+        raise QueryError(f"{_short(word)!r}: a wildcard goes at the end of a word (prolif*)")
+    if "~" in word and re.search(r"[^\W\d_]", word) and not FUZZY.fullmatch(word):
+        raise QueryError(f"{_short(word)!r}: a fuzzy word ends with ~ (one edit), ~1 or ~2 (prolifirate~)")
+
+
+def _short(text: str, size: int = 60) -> str:
+    """Text for an error line: at most size characters, with … where it was cut."""
+    return text if len(text) <= size else text[:size] + "…"
 
 
 def bare(word: str) -> str:
@@ -277,6 +291,9 @@ def word_units(words: list[str], vocabulary: dict[str, int]) -> list[tuple[str, 
     (without its punctuation), a run of Han characters as chinese_units()."""
     found = []
     for word in words:
+        if WILDCARD.fullmatch(word) or FUZZY.fullmatch(word):      # prolif*, 增*: expanded whole
+            found.append((word, False))
+            continue
         at = 0
         for run in _HAN.finditer(word):
             from ingest.language import to_simplified     # opencc: only for a query with Han characters

@@ -606,7 +606,7 @@ def best_match(searcher, text: str, empty: frozenset[str] = frozenset(), index_d
     """The best-match query of a plain query (search/bestmatch.py), or None when the parser reads the
     text whole (parentheses, operator words, no plain word). index_dir: where the index's Chinese
     words are kept (index.zh_words; the lexicon is read when None). Raises QueryError as parse() does."""
-    if len(text) > 2000 or not bestmatch.plain(text):
+    if len(text) > 100_000 or not bestmatch.plain(text):
         return None
     found = bestmatch.items(text)
     if not found.words:
@@ -617,7 +617,7 @@ def best_match(searcher, text: str, empty: frozenset[str] = frozenset(), index_d
     if bestmatch._HAN.search(text):
         vocabulary = (index.zh_words(index_dir) if index_dir is not None else None) \
             or chinese_vocabulary(searcher.reader())
-    units = _units(searcher, made_by, bestmatch.word_units(found.words, vocabulary), vocabulary, empty)
+    units = _units(searcher, made_by, bestmatch.word_units(found.words, vocabulary), vocabulary, empty, index_dir)
     if not units:
         return None
     covers, cover_clauses, weights = _covers(units, vocabulary, empty)
@@ -635,14 +635,19 @@ def best_match(searcher, text: str, empty: frozenset[str] = frozenset(), index_d
         weights=[u.weight for u in units] + weights + [bestmatch.NEAR_WEIGHT] * len(near),
         idfs=[u.idf for u in units], content=[u.content for u in units],
         chinese=any(u.chinese for u in units))
-    required = [_required(made_by, item) for item in found.required]
+    required = [_required(made_by, item, empty, index_dir, vocabulary) for item in found.required]
     query = And([best, *[q for q in required if q is not None]]) if required else best
     return unscored_negated_filters(without_andnot(without_unmatchable(without_positionless_phrases(query, schema))))
 
 
-def _required(made_by, item: str) -> Query | None:
-    """The parser's query of one required or excluded item; an excluded word or phrase selects and
-    scores 0 (Whoosh scores a NOT clause 1.0)."""
+def _required(made_by, item: str, empty: frozenset[str] = frozenset(), index_dir: Path | None = None,
+              vocabulary: dict[str, int] | None = None) -> Query | None:
+    """The parser's query of one required or excluded item (a wildcard or fuzzy word as best match reads
+    it); an excluded word or phrase selects and scores 0 (Whoosh scores a NOT clause 1.0)."""
+    word = item.removeprefix("-")
+    if bestmatch.WILDCARD.fullmatch(word) or bestmatch.FUZZY.fullmatch(word):
+        expanded = _expanded_clause(word, empty, index_dir, vocabulary or {})
+        return Unscored(Not(expanded)) if item.startswith("-") else expanded
     parsed = made_by.parse(item)
     if parsed is None or parsed is NullQuery:
         return None
@@ -653,15 +658,23 @@ def _required(made_by, item: str) -> Query | None:
     return parsed
 
 
+# The most distinct words of one best-match query (a pasted page is read for its first ones).
+MAX_UNITS = 64
+
+
 def _units(searcher, made_by, words: list[tuple[str, bool]], vocabulary: dict[str, int],
-           empty: frozenset[str]) -> list[bestmatch.Unit]:
+           empty: frozenset[str], index_dir: Path | None = None) -> list[bestmatch.Unit]:
     units = []
+    seen: set[tuple[str, bool]] = set()
     for word, chinese in words:
+        if (word, chinese) in seen or len(units) >= MAX_UNITS:     # a word said twice counts once
+            continue
+        seen.add((word, chinese))
         if chinese:
             clause = _chinese_clause(word, vocabulary, made_by, empty)
         elif bestmatch.WILDCARD.fullmatch(word) or bestmatch.FUZZY.fullmatch(word):
-            units.append(bestmatch.Unit((word,), _expanded_clause(word, empty), 1.0, True, math.log(1 + 100),
-                                        text=word))
+            units.append(bestmatch.Unit((word,), _expanded_clause(word, empty, index_dir, vocabulary), 1.0, True,
+                                        math.log(1 + 100), text=word))
             continue
         else:
             found = _word_clauses(made_by).get((word, empty))
@@ -679,17 +692,42 @@ def _units(searcher, made_by, words: list[tuple[str, bool]], vocabulary: dict[st
     return units
 
 
-def _expanded_clause(word: str, empty: frozenset[str]) -> Query:
-    """``prolif*``: the indexed words starting with the folded letters; ``prolifirate~`` (``~2``): the
-    words within 1 (2) edits of its stem; in the English text fields and card names."""
+def _expanded_clause(word: str, empty: frozenset[str], index_dir: Path | None,
+                     vocabulary: dict[str, int]) -> Query:
+    """``prolif*``: the index's words (as written, folded: the "did you mean" vocabulary; Chinese: its
+    words) starting with the letters; ``prolifirate~`` (``~2``): those within 1 (2) edits; each found
+    word searched as a word is, in the English text fields and card names (at most 50 words)."""
+    words = _expanded_words(word, index_dir, vocabulary)
     fields = [name for name in ("text", "variants", "cards") if name not in empty] or ["text"]
+    clauses: list[Query] = []
+    for found in words:
+        if bestmatch._HAN.match(found):
+            clauses += [Term("text_zh", found), Term("cards", found)]
+        else:
+            clauses += [Term(name, found if name == "cards" else stem(found)) for name in fields]
+    return Or(clauses) if clauses else Or([Term("text", "\0")])
+
+
+def _expanded_words(word: str, index_dir: Path | None, vocabulary: dict[str, int]) -> list[str]:
+    from bisect import bisect_left
     wildcard = bestmatch.WILDCARD.fullmatch(word)
+    wanted = fold(wildcard.group(1) if wildcard else bestmatch.FUZZY.fullmatch(word).group(1))
+    if bestmatch._HAN.match(wanted):
+        return sorted(w for w in vocabulary if w.startswith(wanted))[:50] if wildcard else [wanted]
+    spelled = index.spelling_vocabulary(index_dir) if index_dir is not None else []
     if wildcard:
-        return Or([Prefix(name, fold(wildcard.group(1))) for name in fields])
-    fuzzy = bestmatch.FUZZY.fullmatch(word)
-    folded = fold(fuzzy.group(1))
-    return Or([FuzzyTerm(name, folded if name == "cards" else stem(folded), maxdist=int(fuzzy.group(2) or 1),
-                         prefixlength=1) for name in fields])
+        start = bisect_left(spelled, wanted)
+        found = []
+        for candidate in spelled[start:]:
+            if not candidate.startswith(wanted) or len(found) >= 50:
+                break
+            found.append(candidate)
+        return found
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+    edits = int(bestmatch.FUZZY.fullmatch(word).group(2) or 1)
+    close = process.extract(wanted, spelled, scorer=Levenshtein.distance, score_cutoff=edits, limit=50)
+    return [candidate for candidate, _, _ in close] or [wanted]
 
 
 def _chinese_clause(word: str, vocabulary: dict[str, int], made_by, empty: frozenset[str]) -> Query:
@@ -936,7 +974,8 @@ class Snippets:
             from_bytes = self.results.searcher.schema[field].from_bytes
             found = (self.marked.existing_terms(self.results.searcher.reader(), fieldname=field, expand=True)
                      if self.marked is not None else self.results.query_terms(expand=True, fieldname=field))
-            self.words[field] = frozenset(from_bytes(term) for _, term in found)
+            words = (from_bytes(term) for _, term in found)
+            self.words[field] = frozenset(w for w in words if self.marked is None or not bestmatch.is_function_word(w))
         return self.words[field]
 
 
