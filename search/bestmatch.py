@@ -72,6 +72,7 @@ class Unit:
     idf: float = 1.0
     chinese: bool = False
     text: str = ""
+    times: int = 1
 
 
 class BestMatch(CompoundQuery):

@@ -474,6 +474,8 @@ class SegmentScores:
 
     def _term_info(self, fieldname: str, btext: bytes):
         """The term's W3TermInfo in this segment, or None; looked up once per kept searcher and segment."""
+        if not hasattr(self.reader, "_terms"):       # Whoosh's EmptyReader (an index of 0 entries)
+            return None
         infos = self.kept.infos
         key = (self.number, fieldname, btext)
         if key not in infos:

@@ -632,8 +632,8 @@ def best_match(searcher, text: str, empty: frozenset[str] = frozenset(), index_d
     near = bestmatch.near_pairs(units, [name for name, _ in _fields_but(empty)])
     best = bestmatch.BestMatch(
         [u.clause for u in units] + cover_clauses + near, units=len(units), covers=covers,
-        weights=[u.weight for u in units] + weights + [bestmatch.NEAR_WEIGHT] * len(near),
-        idfs=[u.idf for u in units], content=[u.content for u in units],
+        weights=[u.weight * min(u.times, 3) for u in units] + weights + [bestmatch.NEAR_WEIGHT] * len(near),
+        idfs=[u.idf * min(u.times, 3) for u in units], content=[u.content for u in units],
         chinese=any(u.chinese for u in units))
     required = [_required(made_by, item, empty, index_dir, vocabulary) for item in found.required]
     query = And([best, *[q for q in required if q is not None]]) if required else best
@@ -665,14 +665,17 @@ MAX_UNITS = 64
 def _units(searcher, made_by, words: list[tuple[str, bool]], vocabulary: dict[str, int],
            empty: frozenset[str], index_dir: Path | None = None) -> list[bestmatch.Unit]:
     units = []
-    seen: set[tuple[str, bool]] = set()
+    seen: dict[tuple[str, bool], int] = {}
     for word, chinese in words:
-        if (word, chinese) in seen or len(units) >= MAX_UNITS:     # a word said twice counts once
+        if (word, chinese) in seen:     # a word said again counts again (up to 3 times), searched once
+            units[seen[word, chinese]].times += 1
             continue
-        seen.add((word, chinese))
+        if len(units) >= MAX_UNITS:
+            continue
         if chinese:
             clause = _chinese_clause(word, vocabulary, made_by, empty)
         elif bestmatch.WILDCARD.fullmatch(word) or bestmatch.FUZZY.fullmatch(word):
+            seen[word, chinese] = len(units)
             units.append(bestmatch.Unit((word,), _expanded_clause(word, empty, index_dir, vocabulary), 1.0, True,
                                         math.log(1 + 100), text=word))
             continue
@@ -685,6 +688,7 @@ def _units(searcher, made_by, words: list[tuple[str, bool]], vocabulary: dict[st
             if not found:
                 continue
             clause = Or(list(found))
+        seen[word, chinese] = len(units)
         function = bestmatch.is_function_word(fold(word) if not chinese else word)
         units.append(bestmatch.Unit(bestmatch.unit_key(word, chinese), clause,
                                     bestmatch.FUNCTION_WEIGHT if function else 1.0, not function,
