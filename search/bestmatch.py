@@ -315,40 +315,41 @@ def unit_key(text: str, chinese: bool) -> tuple[str, ...]:
     return (text,) if chinese else key_of([text])
 
 
-def covered_spans(keys: list[tuple[str, ...]]) -> list[tuple[int, int, tuple]]:
-    """(first unit, end unit, meanings) of each run of units that is a table key, longest first at
-    each place; runs do not overlap."""
-    table = meanings()
+def longest_spans(count: int, longest: int, lookup) -> list[tuple[int, int, object]]:
+    """(first, end, value) of the runs of ``count`` items that lookup(first, end) gives a value for (not
+    None), the longest run (at most ``longest`` items) first at each place; runs do not overlap."""
     spans, at = [], 0
-    while at < len(keys):
-        for size in range(min(longest_key(), len(keys) - at), 0, -1):
-            key = tuple(k for unit in keys[at:at + size] for k in unit)
-            if key in table:
-                spans.append((at, at + size, table[key]))
+    while at < count:
+        for size in range(min(longest, count - at), 0, -1):
+            value = lookup(at, at + size)
+            if value is not None:
+                spans.append((at, at + size, value))
                 at += size
                 break
         else:
             at += 1
     return spans
+
+
+def covered_spans(keys: list[tuple[str, ...]]) -> list[tuple[int, int, tuple]]:
+    """(first unit, end unit, meanings) of each run of units that is a table key, longest first at
+    each place; runs do not overlap."""
+    table = meanings()
+    return longest_spans(len(keys), longest_key(),
+                         lambda start, end: table.get(tuple(k for unit in keys[start:end] for k in unit)))
 
 
 def mechanic_spans(units: list[tuple[str, bool]]) -> list[tuple[int, int, str]]:
     """(first unit, end unit, mechanic id) of each run of up to three units naming a mechanic: its id,
     printed name (any inflection of its words) or a Chinese name."""
     names = _mechanic_names()
-    spans, at = [], 0
-    while at < len(units):
-        for size in range(min(3, len(units) - at), 0, -1):
-            words = units[at:at + size]
-            key = "".join(w for w, _ in words) if all(z for _, z in words) else \
-                " ".join(stem(fold(w)) for w, _ in words)
-            if key in names:
-                spans.append((at, at + size, names[key]))
-                at += size
-                break
-        else:
-            at += 1
-    return spans
+
+    def named(start: int, end: int) -> str | None:
+        words = units[start:end]
+        key = "".join(w for w, _ in words) if all(z for _, z in words) else \
+            " ".join(stem(fold(w)) for w, _ in words)
+        return names.get(key)
+    return longest_spans(len(units), 3, named)
 
 
 @lru_cache(maxsize=1)
@@ -374,26 +375,17 @@ def card_name_spans(units: list[tuple[str, bool]]) -> list[tuple[int, int, Query
     in the other language (ingest/data/zh_card_names.json, from MTGJSON's foreignData): an English name
     of up to 8 words finds the card's Chinese name in ``cards``, a Chinese name its English name."""
     english, chinese = _card_names()
-    spans, at = [], 0
-    while at < len(units):
-        for size in range(min(8, len(units) - at), 0, -1):
-            words = units[at:at + size]
-            if len(words) == 1 and words[0][1]:
-                other = chinese.get(words[0][0])
-                clause = Phrase("cards", other) if other and len(other) > 1 else \
-                    (Term("cards", other[0]) if other else None)
-            elif not any(z for _, z in words) and (size > 1 or len(words[0][0]) > 3):
-                other = english.get(" ".join(fold(w) for w, _ in words))
-                clause = Or([Term("cards", name) for name in other]) if other else None
-            else:
-                clause = None
-            if clause is not None:
-                spans.append((at, at + size, clause))
-                at += size
-                break
-        else:
-            at += 1
-    return spans
+
+    def other_name(start: int, end: int) -> Query | None:
+        words = units[start:end]
+        if len(words) == 1 and words[0][1]:
+            other = chinese.get(words[0][0])
+            return (Phrase("cards", other) if len(other) > 1 else Term("cards", other[0])) if other else None
+        if not any(z for _, z in words) and (len(words) > 1 or len(words[0][0]) > 3):
+            found = english.get(" ".join(fold(w) for w, _ in words))
+            return Or([Term("cards", name) for name in found]) if found else None
+        return None
+    return longest_spans(len(units), 8, other_name)
 
 
 @lru_cache(maxsize=1)

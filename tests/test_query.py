@@ -378,7 +378,8 @@ def test_plain_words_are_parsed_as_the_parser_parses_them(real_index):
     rng = random.Random(5)
     texts = rng.sample(words, 2000) + [" ".join(rng.sample(words, rng.randint(2, 4))).title()
                                        for _ in range(2000)]
-    chinese = [e["text"] for e in index.all_entries(real_index) if e["lang"] == "zh-Hans"]
+    # sorted: index order varies between parallel builds, and the sample must not
+    chinese = sorted(e["text"] for e in index.all_entries(real_index) if e["lang"] == "zh-Hans")
     for text in rng.sample(chinese, 1500):                 # pieces of Chinese rulings, as the bench asks
         at = rng.randrange(max(1, len(text) - 6))
         texts.append(text[at:at + rng.randint(2, 6)])
@@ -431,13 +432,15 @@ def test_chinese_snippets_mark_touching_words_as_one(real_index):
     300 queries made of pieces of real Chinese rulings."""
     import random
     from search import index
-    chinese = [e["text"] for e in index.all_entries(real_index) if e["lang"] == "zh-Hans"]
+    # sorted: index order varies between parallel builds, and the sample must not
+    chinese = sorted(e["text"] for e in index.all_entries(real_index) if e["lang"] == "zh-Hans")
     rng = random.Random(11)
     marked = 0
     for text in ["则该生物会", "如果你 该牌便", "此異能 當你"] + [
             t[at:at + 5] for t in rng.sample(chinese, 300) for at in [rng.randrange(max(1, len(t) - 5))]]:
         for hit in query.search(real_index, text, limit=20, every_word=True):
-            assert "****" not in hit["snippet"], (text, hit["id"], hit["snippet"])
+            # a text holding asterisks of its own (a release note's "勘误**") cannot show it
+            assert "****" not in hit["snippet"] or "*" in hit["text"], (text, hit["id"], hit["snippet"])
             marked += "**" in hit["snippet"]
     assert marked > 2000
     snippet = next(h["snippet"] for h in query.search(real_index, "则该生物会", every_word=True)
