@@ -8,6 +8,10 @@ that use the new one and the reverse, with less weight than the literal words. E
 phrasings (mana burn, phase abilities) are listed on stderr as not derived.
 
     python scripts/derive_terms.py [--shared ../shared] [--out search/data/obsolete-terms.json]
+    python scripts/derive_terms.py --names     # search/data/names.json from ingest/data (no ../shared)
+
+``--names`` writes the lookup tables best match reads at every cold search, made from the committed
+mechanic vocabulary and Chinese card names by search/bestmatch.py's own functions.
 """
 
 from __future__ import annotations
@@ -70,7 +74,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--out", type=Path, default=ROOT / "search" / "data" / "obsolete-terms.json")
+    parser.add_argument("--names", action="store_true", help="write search/data/names.json instead")
     args = parser.parse_args(argv)
+    if args.names:
+        sys.path.insert(0, str(ROOT))
+        from search import bestmatch
+        table = {"mechanics": bestmatch.mechanic_name_table(), "cards": bestmatch.card_name_table()[0]}
+        out = ROOT / "search" / "data" / "names.json"
+        out.write_text(json.dumps(table, ensure_ascii=False, sort_keys=True) + "\n", "utf-8")
+        print(f"{len(table['mechanics'])} mechanic names, {len(table['cards'])} card names -> {out}")
+        return 0
     text = (args.shared / CR).read_bytes().decode("utf-8-sig")
     found, missed = rows(re.split(r"\r\n|\r|\n", text))
     about = ("Obsolete and renamed terms of the Comprehensive Rules glossary with the term that replaced them, "

@@ -352,13 +352,12 @@ def mechanic_spans(units: list[tuple[str, bool]]) -> list[tuple[int, int, str]]:
     return longest_spans(len(units), 3, named)
 
 
-@lru_cache(maxsize=1)
-def _mechanic_names() -> dict[str, str]:
+def mechanic_name_table() -> dict[str, str]:
     """Mechanic names as best match compares them (stems of the English words joined by spaces;
-    Chinese names as written) -> mechanic id."""
+    Chinese names as written) -> mechanic id, derived from ingest/data/mechanics.json
+    (search/data/names.json holds it made, scripts/derive_terms.py --names writes it)."""
     import json
     from importlib import resources
-    # the vocabulary file itself: ingest.tag (its matchers) is not loaded by a word search
     raw = json.loads(resources.files("ingest").joinpath("data/mechanics.json").read_text("utf-8"))
     names: dict[str, str] = {}
     for mechanic in raw:
@@ -368,6 +367,20 @@ def _mechanic_names() -> dict[str, str]:
         for zh in mechanic.get("zh", ()):
             names.setdefault(zh, mechanic["id"])
     return names
+
+
+@lru_cache(maxsize=1)
+def _names() -> dict:
+    """search/data/names.json: {"mechanics": mechanic_name_table(), "cards": card_name_table()[0]}, made
+    once by scripts/derive_terms.py --names, so that a cold search reads it instead of deriving it
+    (about 35 ms); tests/test_bestmatch.py checks it is what the functions derive today."""
+    import json
+    from importlib import resources
+    return json.loads(resources.files("search").joinpath("data", "names.json").read_text("utf-8"))
+
+
+def _mechanic_names() -> dict[str, str]:
+    return _names()["mechanics"]
 
 
 def card_name_spans(units: list[tuple[str, bool]]) -> list[tuple[int, int, Query]]:
@@ -382,15 +395,15 @@ def card_name_spans(units: list[tuple[str, bool]]) -> list[tuple[int, int, Query
             other = chinese.get(words[0][0])
             return (Phrase("cards", other) if len(other) > 1 else Term("cards", other[0])) if other else None
         if not any(z for _, z in words) and (len(words) > 1 or len(words[0][0]) > 3):
-            found = english.get(" ".join(fold(w) for w, _ in words))
+            found = english.get(name_key(" ".join(w for w, _ in words)))
             return Or([Term("cards", name) for name in found]) if found else None
         return None
     return longest_spans(len(units), 8, other_name)
 
 
-@lru_cache(maxsize=1)
-def _card_names() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """(folded English card name -> Chinese names, Chinese name -> the English name's folded words)."""
+def card_name_table() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(name_key of an English card name -> its Chinese names, Chinese name -> the English name's words),
+    from ingest/data/zh_card_names.json (MTGJSON's foreignData)."""
     import json
     from importlib import resources
     raw = json.loads(resources.files("ingest").joinpath("data/zh_card_names.json").read_text("utf-8"))
@@ -398,14 +411,33 @@ def _card_names() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     chinese: dict[str, list[str]] = {}
     for names in raw.values():
         for zh, en in names.items():
-            words = [w for w, *_ in terms(en, stemming=False, joined=False)]
-            if not words:
+            key = name_key(en)
+            if not key:
                 continue
-            english.setdefault(" ".join(words), [])
-            if zh not in english[" ".join(words)]:
-                english[" ".join(words)].append(zh)
-            chinese.setdefault(zh, words)
+            found = english.setdefault(key, [])
+            if zh not in found:
+                found.append(zh)
+            chinese.setdefault(zh, key.split())
     return english, chinese
+
+
+@lru_cache(maxsize=1)
+def _card_names() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    english = _names()["cards"]
+    chinese: dict[str, list[str]] = {}
+    for key, names in english.items():
+        for zh in names:
+            chinese.setdefault(zh, key.split())
+    return english, chinese
+
+
+_NAME_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+
+
+def name_key(name: str) -> str:
+    """A card name as card_name_spans() compares it: its folded words (apostrophes kept) joined by spaces
+    (``Kari Zev, Skyship Raider`` -> ``kari zev skyship raider``); the same words as the cards field's."""
+    return " ".join(_NAME_WORD.findall(name.lower() if name.isascii() else fold(name)))
 
 
 def idf(searcher, clause: Query) -> float:

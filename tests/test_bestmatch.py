@@ -193,7 +193,18 @@ def test_the_term_tables_ship_with_the_package():
     config = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text("utf-8"))
     assert "data/*.json" in config["tool"]["setuptools"]["package-data"]["search"]
     names = sorted(p.name for p in resources.files("search").joinpath("data").iterdir())
-    assert names == ["obsolete-terms.json", "player-words.json"]
+    assert names == ["names.json", "obsolete-terms.json", "player-words.json"]
+
+
+def test_the_name_tables_are_what_the_vocabulary_gives_today():
+    """search/data/names.json (read by every cold search) equals what bestmatch derives from
+    ingest/data now; after a change there, run scripts/derive_terms.py --names."""
+    table = json.loads(resources.files("search").joinpath("data", "names.json").read_text("utf-8"))
+    assert table["mechanics"] == bestmatch.mechanic_name_table()
+    assert table["cards"] == bestmatch.card_name_table()[0]
+    assert bestmatch.mechanic_spans([("proliferated", False)]) == [(0, 1, "proliferate")]
+    assert table["mechanics"]["增殖"] == "proliferate"
+    assert table["cards"]["lifecrafter's gift"] == ["铸生匠赋礼"]
 
 
 def test_entries_holding_only_function_words_are_no_match(real_index):
