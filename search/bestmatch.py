@@ -32,7 +32,7 @@ from whoosh.query.compound import CompoundQuery
 
 from ingest.errors import QueryError
 from search.analysis import TOKEN_PATTERN, fold, stem, terms
-from search.terms import is_function_word, key_of, longest_key, meanings
+from search.terms import FUNCTION_WORDS_ZH, is_function_word, key_of, longest_key, meanings
 
 FUNCTION_WEIGHT = 0.15
 MEANING_WEIGHT = 0.6
@@ -281,7 +281,7 @@ def chinese_units(run: str, vocabulary: dict[str, int], without: str = "") -> li
 
 @lru_cache(maxsize=1)
 def _table_words() -> frozenset[str]:
-    words = {w for w in __import__("search.terms", fromlist=["FUNCTION_WORDS_ZH"]).FUNCTION_WORDS_ZH if _HAN.fullmatch(w)}
+    words = {w for w in FUNCTION_WORDS_ZH if _HAN.fullmatch(w)}
     for key in meanings():
         words.update(w for w in key if _HAN.fullmatch(w))
     return frozenset(words)
@@ -455,10 +455,7 @@ def idf(searcher, clause: Query) -> float:
 def phrase_of(field: str, text: str, slop: int, boost: float) -> Query | None:
     """The words of a meaning as they are indexed in a field (its analyzer's terms), as a phrase
     with this slop, or the one term; None when nothing is left."""
-    if field == "text_zh":
-        words = [text] if _HAN.fullmatch(text) else [w for w, *_ in terms(text, stemming=False, joined=False)]
-    else:
-        words = [w for w, *_ in terms(text, stemming=field != "cards", joined=False)]
+    words = [w for w, *_ in terms(text, stemming=field != "cards", joined=False)]
     if not words:
         return None
     if len(words) == 1:
