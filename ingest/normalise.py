@@ -63,18 +63,26 @@ def fold(text: str) -> str:
 
 
 def corpus_words(rulings: Iterable[Ruling]) -> Counter:
-    """Count the lower-case words of every ruling's folded text (the repair vocabulary)."""
+    """The repair vocabulary: how many distinct folded texts hold each lower-case word.
+
+    A text counts once however many copies of it are given, so that copies never change a
+    repair (issue 22: a second copy of "hield counters ..." made "hield" a corpus word)."""
     words: Counter = Counter()
-    for ruling in rulings:
-        words.update(_WORD.findall(fold(ruling.text)))
+    for text in {fold(ruling.text) for ruling in rulings}:
+        words.update(text_words(text))
     return words
+
+
+def text_words(folded: str) -> set[str]:
+    """The distinct lower-case words of one folded text (one text's share of corpus_words)."""
+    return set(_WORD.findall(folded))
 
 
 def repair_first_letter(ruling: Ruling, folded: str, words: Counter) -> tuple[str, str | None, str | None]:
     """Restore a dropped first letter of a ruling's first word.
 
     A text whose original starts with a lower-case word that is not a corpus word
-    (seen at least twice) but becomes one with a letter in front ("hield" ->
+    (in at least two distinct texts, corpus_words) but becomes one with a letter in front ("hield" ->
     "shield") is repaired in its folded form. Returns (folded text, repair note
     or None, display text with the letter restored or None).
     """

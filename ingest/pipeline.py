@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ingest.dedup import MAX_RELATED, Grouper, dedup, form_workers, rank, rank_order, relink, text_key
+from ingest.controls import without_controls
 from ingest.language import decided_languages, declared_disagrees, detect_languages, remember_decisions
 from ingest.model import Entry, Related, Ruling, Translation
-from ingest.normalise import Rejection, corpus_words, normalise
+from ingest.normalise import Rejection, fold, normalise, text_words
 from ingest.tag import mechanics_of_keys, tag, tag_key
 from ingest.translate import learn_from_entries, link_rulings, link_translations
 
@@ -191,7 +192,9 @@ class GroupInfo:
 class Corpus:
     """The pipeline's memory between ingests (kept in the index folder's state).
 
-    words: corpus word counts (normalise's first-letter repair vocabulary);
+    words: corpus word counts (normalise's first-letter repair vocabulary: in how many distinct
+    folded texts each word occurs, ingest/normalise.py corpus_words); copies: how many rulings
+    hold each distinct folded text (by SHA-1, 12 bytes), so that a copy changes no word count;
     same_text: text key of identical texts (language, SHA-1 of the folded text)
     -> the dedup text key (language key, matching text) they share; refs: the
     rulings of each dedup text key; grouper: leaders, members, signatures and
@@ -199,6 +202,7 @@ class Corpus:
     """
 
     words: Counter = field(default_factory=Counter)
+    copies: Counter = field(default_factory=Counter)
     same_text: dict[tuple[str, bytes], tuple[str, str]] = field(default_factory=dict)
     refs: dict[tuple[str, str], list[Ref]] = field(default_factory=dict)
     grouper: Grouper = field(default_factory=Grouper)
@@ -221,6 +225,22 @@ class Update:
     deleted: list[str]
     rejections: dict[int, list[Rejection]]
     mismatches: dict[int, list[Ruling]]
+
+
+def count_copies(corpus: Corpus, rulings: list[Ruling], sign: int) -> None:
+    """Count rulings in (sign +1) or out (sign -1) of corpus.copies; a text's words enter
+    corpus.words with its first copy and leave with its last (the counts corpus_words gives
+    for the distinct texts held, however many copies and in whatever order they came)."""
+    for ruling in rulings:
+        folded = fold(without_controls(ruling.text))     # as normalise() leaves the text
+        key = hashlib.sha1(folded.encode("utf-8")).digest()[:12]
+        before = corpus.copies[key]
+        corpus.copies[key] = after = before + sign
+        if after <= 0:
+            del corpus.copies[key]
+        if (before == 0) != (after <= 0):
+            words = text_words(folded)
+            (corpus.words.update if sign > 0 else corpus.words.subtract)(words)
 
 
 def _same_text(ruling: Ruling) -> tuple[str, bytes]:
@@ -265,8 +285,9 @@ def _update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict
     previous_ids: dict[tuple, str] = {}
     dead: list[tuple[str, str]] = []
     touched: set[int] = set()
+    for rulings in removed.values():
+        count_copies(corpus, rulings, -1)
     for number, rulings in removed.items():
-        corpus.words.subtract(corpus_words(rulings))
         for index, ruling in enumerate(rulings):
             if not ruling.match:
                 continue
@@ -298,7 +319,7 @@ def _update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict
     corpus.languages = remember_decisions(getattr(corpus, "languages", None) or {})
     detecting = _languages_in_workers(workers, added) if workers is not None else None
     for rulings in added.values():
-        corpus.words.update(corpus_words(rulings))
+        count_copies(corpus, rulings, +1)
     languages = detecting() if detecting is not None else None
     del detecting
     kept: list[Ruling] = []
