@@ -15,7 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ingest.dedup import compare_form, dedup  # noqa: E402
+from ingest.compare import compare_form  # noqa: E402
+from ingest.dedup import dedup  # noqa: E402
 from ingest.normalise import normalise  # noqa: E402
 from ingest.read import read_file, walk  # noqa: E402
 

@@ -13,7 +13,8 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ingest.dedup import MAX_RELATED, Grouper, dedup, form_workers, rank, rank_order, relink, text_key
+from ingest.candidates import form_workers
+from ingest.dedup import MAX_RELATED, Grouper, dedup, rank, rank_order, relink, text_key
 from ingest.controls import without_controls
 from ingest.language import decided_languages, declared_disagrees, detect_languages, remember_decisions
 from ingest.model import Entry, Related, Ruling, Translation
@@ -266,7 +267,7 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     its id; a new one takes the id its variants had (removed in this update,
     or carried in an export), else its content id (PRODUCT.md "Ids").
     everything: rewrite every entry (the Whoosh index is being rebuilt).
-    A large update (dedup.form_workers, counting the added rulings) runs worker processes from the
+    A large update (candidates.form_workers, counting the added rulings) runs worker processes from the
     start: they detect the added texts' languages while the corpus words are counted here, then form
     dedup's texts and tag the rulings.
     """

@@ -1,5 +1,5 @@
 """What multiprocessing's fork server loads before it forks the ingest's worker processes
-(ingest/dedup.py form_workers, start_fork_server).
+(ingest/candidates.py form_workers, start_fork_server).
 
 Importing this module imports the modules whose functions the workers run (dedup's forms and
 MinHash signatures, tag's mechanics, language detection) and makes lingua load its language
@@ -9,7 +9,7 @@ them in memory instead of loading them itself. Only the fork server imports it.
 
 from __future__ import annotations
 
-import ingest.dedup  # noqa: F401
+import ingest.candidates  # noqa: F401
 import ingest.tag  # noqa: F401
 from ingest.language import load_models
 

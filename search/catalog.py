@@ -598,7 +598,7 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
             removed.append(state.sources.pop(key))
     pending = [item for _, _, item in checked if isinstance(item, Pending)]
     if sum(p.size for p in pending) >= EARLY_WORKERS_BYTES:
-        from ingest.dedup import start_fork_server
+        from ingest.candidates import start_fork_server
 
         start_fork_server()        # the pipeline's workers load their modules and models while this reads
     read = parse_files([_read_as(p) for p in pending])

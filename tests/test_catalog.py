@@ -132,7 +132,7 @@ def test_an_entry_that_lost_its_leader_is_re_formed_around_a_member(tmp_path, se
     again, and every member of every entry still matches its leader (no drift through chains)."""
     from pathlib import Path
 
-    from ingest.dedup import same_ruling
+    from ingest.compare import same_ruling
 
     ix = tmp_path / "ix"
     catalog.ingest(ix, [seeds])

@@ -44,7 +44,7 @@ def test_ids_do_not_depend_on_input_order():
 
 # --- the verifier: pairs that must stay apart, and what may differ ---------------------------
 
-from ingest.dedup import same_ruling  # noqa: E402
+from ingest.compare import same_ruling  # noqa: E402
 from ingest.model import Ruling, Source  # noqa: E402
 from ingest.normalise import fold, mask_card  # noqa: E402
 
@@ -184,17 +184,18 @@ def test_identical_text_on_different_cards_is_one_entry(make_ruling):
 
 
 def test_band_index_finds_the_candidates_of_datasketch_lsh(shared):
-    """The LSH tables of ingest/dedup.py give exactly MinHashLSH's candidates (same banding),
+    """The LSH tables of ingest/candidates.py give exactly MinHashLSH's candidates (same banding),
     before and after leaders are removed."""
     from datasketch import MinHash, MinHashLSH
 
-    from ingest.dedup import (LSH_THRESHOLD, LSH_WEIGHTS, NUM_PERM, BandIndex, _hard_tokens, compare_form,
-                              shingles, signature_bytes)
+    from ingest.candidates import (LSH_THRESHOLD, LSH_WEIGHTS, NUM_PERM, BandIndex, shingles,
+                                   signature_bytes)
+    from ingest.compare import compare_form, hard_tokens
     from ingest.normalise import normalise
 
     kept, _ = normalise(read_file(shared / "realdata" / "mtgjson3-sets" / "XLN.json").rulings)
     texts = sorted({r.match for r in kept})
-    hashes = MinHash.bulk([shingles(_hard_tokens(compare_form(t))) for t in texts], num_perm=NUM_PERM)
+    hashes = MinHash.bulk([shingles(hard_tokens(compare_form(t))) for t in texts], num_perm=NUM_PERM)
     lsh = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM, weights=LSH_WEIGHTS)
     bands = BandIndex()
     for number, mh in enumerate(hashes[::2]):
@@ -257,14 +258,15 @@ def test_batch_signatures_are_datasketch_minhash_values(shared):
     for every text of a real set, English and Chinese."""
     from datasketch import MinHash
 
-    from ingest.dedup import NUM_PERM, _hard_tokens, compare_form, shingles, signature_bytes, signatures
+    from ingest.candidates import NUM_PERM, shingles, signature_bytes, signatures
+    from ingest.compare import compare_form, hard_tokens
     from ingest.normalise import normalise
 
     rulings = read_file(shared / "realdata" / "mtgjson3-sets" / "XLN.json").rulings
     rulings += read_file(shared / "realdata" / "zh-cn-release-notes-athenacykes" / "release_notes" / "faq_xln.docx").rulings
     kept, _ = normalise(rulings)
     texts = sorted({r.match for r in kept})
-    sets = [shingles(_hard_tokens(compare_form(t))) for t in texts] + [shingles([]), shingles(["~"])]
+    sets = [shingles(hard_tokens(compare_form(t))) for t in texts] + [shingles([]), shingles(["~"])]
     assert any(len(s) == 1 for s in sets) and any(compare_form(t).zh for t in texts)
     assert signatures(sets) == [signature_bytes(mh) for mh in MinHash.bulk(sets, num_perm=NUM_PERM)]
 
@@ -272,7 +274,7 @@ def test_batch_signatures_are_datasketch_minhash_values(shared):
 def test_grouping_is_the_same_with_forming_workers(shared, monkeypatch):
     """Texts formed in worker processes (formed_batches) are placed exactly as when
     everything runs in one process: the same groups, members, similarities and links."""
-    from ingest import dedup
+    from ingest import candidates, dedup
     from ingest.normalise import normalise
 
     rulings = []
@@ -280,17 +282,17 @@ def test_grouping_is_the_same_with_forming_workers(shared, monkeypatch):
         rulings += read_file(shared / "realdata" / "mtgjson3-sets" / name).rulings
     kept, _ = normalise(rulings)
     keys = list(dict.fromkeys((dedup._lang_key(kept[i]), kept[i].match) for i in dedup.rank_order(kept)))
-    monkeypatch.setattr(dedup, "ADD_BATCH", 100)
-    assert len(keys) >= dedup.POOL_MIN_BATCHES * 100
+    monkeypatch.setattr(candidates, "ADD_BATCH", 100)
+    assert len(keys) >= candidates.POOL_MIN_BATCHES * 100
     shape = lambda g: ({n: (x.leader, x.members, x.signature) for n, x in g.groups.items()}, g.group_of, g.links)
     alone, pooled = dedup.Grouper(), dedup.Grouper()
-    monkeypatch.setattr(dedup, "FORM_WORKERS", 0)
+    monkeypatch.setattr(candidates, "FORM_WORKERS", 0)
     alone.add(keys)
-    monkeypatch.setattr(dedup, "FORM_WORKERS", 2)
+    monkeypatch.setattr(candidates, "FORM_WORKERS", 2)
     batches = [[m for _, m in keys[i:i + 100]] for i in range(0, len(keys), 100)]
-    with dedup.form_workers(len(keys)) as pool:
+    with candidates.form_workers(len(keys)) as pool:
         assert pool is not None
-        assert list(dedup.formed_batches(batches, pool)) == [dedup.form_batch(b) for b in batches]
+        assert list(candidates.formed_batches(batches, pool)) == [candidates.form_batch(b) for b in batches]
     pooled.add(keys)
     assert shape(pooled) == shape(alone)
     assert len(alone.groups) < len(keys) and any(alone.links.values())
