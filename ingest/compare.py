@@ -19,10 +19,12 @@ ingest/normalise.py):
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import snowballstemmer
 from rapidfuzz.distance import Indel
@@ -58,7 +60,18 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     (r"(?:~(?:'s)?|\bthe|\bits|\bthis|\bthat) (?:(?!or\b|and\b|spell\b|mana\b|other\b|same\b|own\b|new\b)"
      r"[a-z-]+ ){0,2}?(?:ability|mode)(?: of ~)?\b", "~", ("ability", "mode")),
     (r"~(?:'s)? effect\b", "~", ("effect",)),
+    # template generations of the Oracle wording (the same rule said in each one's words):
+    # "doesn't resolve" for "is countered" on resolution (CR 608.2b), "tries to resolve" for "resolves"
+    (r"\b(?:is|be) countered(?: on resolution)?\b", "do not resolve", ("countered",)),
     (r"\b(?:the spell|it|~) (?:do|will) not resolve\b", "~ not resolve", ("resolve",)),
+    (r"\b(?:do|will) not resolve\b", "not resolve", ("resolve",)),
+    (r"\b(?:tries|try|tried|trying) to resolve\b", "resolves", ("to resolve",)),
+    # mana value for converted mana cost (CR glossary, "Converted Mana Cost (Obsolete)"; CR 202.3)
+    (r"\bconverted mana cost\b", "mana value", ("converted",)),
+    (r"\bis determined (?:only by|by only) its mana cost\b", "remains unchanged", ("determined",)),
+    # "is put into a graveyard" for "goes to the graveyard" (a zone change said either way, CR 400.7)
+    (r"\b(?:is|are|was|were|be) put into\b", "go to", ("put into",)),
+    (r"\b(?:goes|went|gone|going) to\b", "go to", ("goes to", "went to", "gone to", "going to")),
 ]]
 _EN_ILLUSTRATIVE = [(re.compile(p), literals) for p, literals in [
     (r"\((?:also |as )?(?:such as|like|with|for example|for instance|e\.g\.|including)\b[^)]*\)", ("(",)),
@@ -74,7 +87,8 @@ _EN_SOFT = frozenset(
     "~ the a an this that these those it its itself they them their themselves theirs "
     "will would shall be is are was were been being do does did has have had "
     "then if and of to for by with as at on in from any also which who just so there still "
-    "you your yours another however instead".split())
+    "you your yours another however instead "
+    "he she him her his hers or both either even when while already".split())
 # Counter kinds named in rulings (CR 122); a P/T modifier before "counter" is a kind too.
 _COUNTER_KINDS = frozenset(
     "loyalty shield poison energy experience charge time ice oil stun lore level quest fade age blood "
@@ -110,15 +124,25 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     (r"[,，]?且其所有效应都不会生效", ""),
     (r"即使|即便|纵使", "就算"),
     (r"整个", ""),
-    (r"(?:~的|~之|其)(?:第[一二三四五六]个|最后一个)?(?:触发式|起动式|静止式|激怒|章节|忠诚)?异能", "~"),
+    (r"(?:~的|~之|~|其)(?:第[一二三四五六]个|最后一个)?(?:触发式|起动式|静止式|激怒|章节|忠诚)?异能", "~"),
+    # template generations, as in English: 法术力值 (mana value) for 总法术力费用 (converted mana cost),
+    # 试图结算 (tries to resolve) for 结算, 被置入 (is put into) for 进入, 贴附 for 结附 (attached)
+    (r"总法术力费用", "法术力值"),
+    (r"试图结算", "结算"),
+    (r"(?:将|会)?被置入|(?:将|会)进入", "进入"),
+    (r"贴附", "结附"),
+    (r"能够|能", "可以"),
+    (r"无法", "不能"),
+    (r"并非", "不是"),
 ]]
 _ZH_ILLUSTRATIVE = [(re.compile(p), None) for p in [
     r"\((?:例如|举例来说|如|比如|像是)[^)]*\)",
     r"举例来说[^。]*。",
+    r"[,，]?(?:例如|比如|像是)[^。,，;；()]*",         # 例如X费用 without parentheses: "such as X"
 ]]
 _ZH_NUMBER = re.compile(r"(?<!第)[二三四五六七八九十两半]|一点|双倍|\d+")
 _ZH_NEGATION = re.compile(r"不|没|无(?!论)|未|非")
-_ZH_SOFT = frozenset("~的了之该此其已经都则就将也这所被个因在于时当你它们会")
+_ZH_SOFT = frozenset("~的了之该此其已经都则就将也这所被个因在于时当你它们会他她仍")
 _ZH_GENERIC = ("生物", "牌手", "咒语", "永久物", "衍生物", "异能", "神器", "结界", "地", "牌", "对手", "某")
 _ZH_EFFECTS = [(re.compile(p), name) for p, name in [
     (r"获得[^。，]{0,4}生命", "gain life"), (r"失去[^。，]{0,4}生命", "lose life"), (r"抓", "draw"),
@@ -298,23 +322,19 @@ def _versus(a: Counter, b: Counter) -> str:
 
 
 def _hard_difference(fa: Form, fb: Form) -> tuple[Counter, Counter]:
-    """Words that differ and matter: per diff chunk, drop soft words, names and restated referents;
-    then cancel what moved (a word deleted in one place and inserted in another)."""
+    """Words that differ and matter: the two token sequences aligned, each differing span is
+    classified (span_kind); the words of the spans that may differ are dropped, then what moved
+    cancels (a word deleted in one place and inserted in another)."""
     ta, tb = fa.tokens, fb.tokens
     soft = _ZH_SOFT if fa.zh else _en_soft_stems()
     left_a: list[str] = []
     left_b: list[str] = []
     for i1, i2, j1, j2 in _chunks(ta, tb):
-        ca, cb = ta[i1:i2], tb[j1:j2]
-        ha = [t for t in ca if t not in soft]
-        hb = [t for t in cb if t not in soft]
+        ha = [t for t in ta[i1:i2] if t not in soft]
+        hb = [t for t in tb[j1:j2] if t not in soft]
         if not ha and not hb:
             continue
-        if fa.zh and _is_name_swap(ca, ha, cb, hb):
-            continue
-        if not hb and _restated(ca, ha, ta, i1, i2):
-            continue
-        if not ha and _restated(cb, hb, tb, j1, j2):
+        if span_kind(fa.zh, ta, tb, (i1, i2, j1, j2), ha, hb) in MAY_DIFFER:
             continue
         left_a += ha
         left_b += hb
@@ -323,6 +343,36 @@ def _hard_difference(fa: Form, fb: Form) -> tuple[Counter, Counter]:
     count_a, count_b = Counter(left_a), Counter(left_b)
     common = count_a & count_b
     return count_a - common, count_b - common
+
+
+MAY_DIFFER = frozenset(["referent", "alternation"])
+
+
+def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str], hb: list[str]) -> str:
+    """The kind of one differing span of two aligned comparison forms (ta[i1:i2] against
+    tb[j1:j2]; ha, hb: its tokens that are not soft words, not both empty):
+
+    ``referent``: the subject named another way (``~`` against "the token", "the enchanted
+    creature", another card's Chinese name; a definite noun phrase restating a pronoun);
+    ``guard``: a word of a guard class (card type and subtype, zone, player, colour, action,
+    quantity, turn structure, mechanic) differs, so the span states something else;
+    ``alternation``: a pair of spans that alternate in otherwise identical rulings of the real
+    corpus (ingest/data/dedup_tables.json, made by scripts/derive_dedup_tables.py);
+    ``content``: anything else. Only referent and alternation spans may differ (MAY_DIFFER).
+    """
+    i1, i2, j1, j2 = chunk
+    ca, cb = ta[i1:i2], tb[j1:j2]
+    if zh and _is_name_swap(ca, ha, cb, hb):
+        return "referent"
+    if _names_subject(zh, ca, ha, cb, hb) or _names_subject(zh, cb, hb, ca, ha):
+        return "referent"
+    if (not hb and _restated(ca, ha, ta, i1, i2)) or (not ha and _restated(cb, hb, tb, j1, j2)):
+        return "referent"
+    if guard_words(zh, ta, i1, i2, ha) != guard_words(zh, tb, j1, j2, hb):
+        return "guard"
+    if (tuple(ha), tuple(hb)) in alternations("zh" if zh else "en"):
+        return "alternation"
+    return "content"
 
 
 def _chunks(ta, tb) -> list[tuple[int, int, int, int]]:
@@ -351,7 +401,30 @@ def _is_name_swap(ca, ha, cb, hb) -> bool:
     return False
 
 
-_DEFINITE = frozenset(["that", "the", "this", "those", "these", "该", "此", "这"])
+_DEFINITE = frozenset(["that", "the", "this", "those", "these", "its", "该", "此", "这", "其"])
+# Head and modifier words of a noun phrase that names a ruling's subject another way ("the token",
+# "the copy", "this creature", "the enchanted creature", "the exiled card", "its last ability")
+_EN_REFERENT = frozenset(
+    "token copy creature permanent card spell artifact enchantment land planeswalker object "
+    "enchanted equipped chosen exiled copied original new ability emblem triggered activated "
+    "static last first second third".split())
+_ZH_REFERENT = re.compile(
+    r"(?:放逐|结附|装备|所选|选择|复制|原版)?(?:衍生物|复制品|生物|永久物|牌|咒语|神器|结界|鹏洛客|徽记|异能)")
+
+
+def _names_subject(zh: bool, chunk, hard, other, other_hard) -> bool:
+    """``~`` (the ruling's own card) on one side against a short definite noun phrase naming the
+    same subject another way on the other (guidelines: the subject named another way)."""
+    if other_hard or PLACEHOLDER not in other or not hard or len(hard) > (4 if zh else 3):
+        return False
+    if zh:
+        return chunk[0] in _DEFINITE and bool(_ZH_REFERENT.fullmatch("".join(hard)))
+    return chunk[0] in _DEFINITE and all(t in _en_referent_stems() for t in hard)
+
+
+@lru_cache(maxsize=1)
+def _en_referent_stems() -> frozenset[str]:
+    return frozenset(_stem(w) for w in _EN_REFERENT)
 
 
 def _restated(chunk, hard, whole, start, end) -> bool:
@@ -362,6 +435,77 @@ def _restated(chunk, hard, whole, start, end) -> bool:
     rest = set(whole[:start])
     rest.update(whole[end:])
     return all(t in rest for t in hard)
+
+
+# --- guard classes and the learned alternations ------------------------------------------------
+
+TABLES = Path(__file__).parent / "data" / "dedup_tables.json"
+MIN_ALTERNATION_PAIRS = 3      # an alternation counts when seen in this many rulings pairs of the corpus
+# Word classes whose words state what a ruling is about (guidelines: which player or object, the
+# zone, the timing, the effect): zones (CR 400.1), players, colours (CR 105.1), actions, quantities,
+# turn structure (CR 500); the card types, subtypes and supertypes (CR 205) come from TABLES and the
+# mechanic names from ingest/data/mechanics.json.
+_EN_GUARD_WORDS = (
+    "battlefield graveyard hand library exile stack command "
+    "opponent player controller owner teammate "
+    "white blue black red green colorless multicolored monocolored "
+    "cast play attack attacking block blocking tap untap activate trigger sacrifice destroy "
+    "each every all target other another only additional more less fewer greater least most "
+    "turn step phase upkeep combat end cleanup beginning next power toughness mana life damage "
+    "permanent token emblem ability nontoken noncreature nonland lethal")
+_ZH_GUARD = re.compile(
+    "生物|神器|结界|鹏洛客|永久物|瞬间|法术|衍生物|战役|部族|徽记|灵气|武具|载具|"
+    "战场|坟墓场|手牌|牌库|放逐区|堆叠|统帅区|"
+    "对手|牌手|操控者|拥有者|队友|"
+    "白色|蓝色|黑色|红色|绿色|无色|多色|"
+    "施放|使用|攻击|阻挡|横置|重置|起动|触发|牺牲|消灭|"
+    "每|各|所有|目标|其他|另一|额外|仅|"
+    "回合|步骤|阶段|维持|战斗|结束|力量|防御力|法术力|生命|伤害|致命|放逐|地|大|小|只|异能")
+
+
+@lru_cache(maxsize=1)
+def _tables() -> dict:
+    return json.loads(TABLES.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _en_guard_stems() -> frozenset[str]:
+    words = set(_EN_GUARD_WORDS.split()) | set(_tables()["types"])
+    mechanics = json.loads((Path(__file__).parent / "data" / "mechanics.json").read_text(encoding="utf-8"))
+    words |= {m["name"].lower() for m in mechanics if " " not in m["name"]}
+    return frozenset(_stem(w) for w in words)
+
+
+@lru_cache(maxsize=1)
+def _zh_mechanic_names() -> re.Pattern:
+    mechanics = json.loads((Path(__file__).parent / "data" / "mechanics.json").read_text(encoding="utf-8"))
+    names = sorted({name for m in mechanics for name in m["zh"] if len(name) >= 2}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, names)))
+
+
+def guard_words(zh: bool, tokens, start: int, end: int, hard: list[str]) -> Counter:
+    """The guard-class words of one side of a differing span: English hard tokens of a guard class;
+    Chinese guard words and mechanic names found in the span widened by two characters each side
+    (a word may be cut by the alignment: 永久物 against 生物 differ in 永久 against 生)."""
+    if not zh:
+        stems = _en_guard_stems()
+        return Counter(t for t in hard if t in stems)
+    around = "".join(tokens[max(0, start - 2):end + 2])
+    return Counter(_ZH_GUARD.findall(around)) + Counter(_zh_mechanic_names().findall(around))
+
+
+@lru_cache(maxsize=4)
+def alternations(lang: str, min_pairs: int | None = None) -> frozenset[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The learned alternations of a language ("en" or "zh"), both ways: pairs of hard-token spans
+    that alternate in at least ``min_pairs`` (default MIN_ALTERNATION_PAIRS) pairs of otherwise
+    identical rulings of the real corpus, neither span holding a guard-class word."""
+    least = MIN_ALTERNATION_PAIRS if min_pairs is None else min_pairs
+    found = set()
+    for a, b, pairs in _tables()["alternations"][lang]:
+        if pairs >= least:
+            found.add((tuple(a.split()), tuple(b.split())))
+            found.add((tuple(b.split()), tuple(a.split())))
+    return frozenset(found)
 
 
 def hard_tokens(form: Form) -> list[str]:
