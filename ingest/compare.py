@@ -29,7 +29,7 @@ from pathlib import Path
 import snowballstemmer
 from rapidfuzz.distance import Indel
 
-MIN_SIMILARITY = 0.55          # below this token-sequence similarity two texts are never the same
+MIN_SIMILARITY = 0.65          # below this token-sequence similarity two texts are never the same (fitted: bench/dedup_quality.py --folds 5)
 PLACEHOLDER = "~"
 
 _CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
@@ -70,7 +70,13 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     (r"\bconverted mana cost\b", "mana value", ("converted",)),
     (r"\bis determined (?:only by|by only) its mana cost\b", "remains unchanged", ("determined",)),
     # "is put into a graveyard" for "goes to the graveyard" (a zone change said either way, CR 400.7)
-    (r"\b(?:is|are|was|were|be) put into\b", "go to", ("put into",)),
+    (r"\b(?:is|are|was|were|be)(?: both| all)? put into\b", "go to", ("put into",)),
+    # the free-cast template (CR 118.9a): "can't choose to cast it for any alternative costs" for
+    # "can't pay any alternative costs"; "if you want to" before the purpose clause
+    (r"\bchoose to cast (?:it|~|the card|that card|the spell) for\b", "pay", ("choose to cast",)),
+    (r"\bif you want to\b", "to", ("want to",)),
+    # a trailing purpose clause that adds nothing ("those must be paid to cast the card.")
+    (r",? (?:in order )?to cast (?:the|that|this) (?:card|spell)(?=[.]|$)", "", ("to cast",)),
     (r"\b(?:goes|went|gone|going) to\b", "go to", ("goes to", "went to", "gone to", "going to")),
 ]]
 _EN_ILLUSTRATIVE = [(re.compile(p), literals) for p, literals in [
@@ -108,7 +114,9 @@ _EN_EFFECTS = [(re.compile(p), name, literal) for p, name, literal in [   # lite
     (r"\bexplore", "explore", "explore"),
     (r"\binvestigate", "investigate", "investigate"),
     (r"\bproliferat", "proliferate", "proliferat"),
-    (r"\btoken", "token", "token"),
+    # making a token (CR 111.1), not a token named as the subject ("the token copies ...")
+    (r"\bcreat\w*\b[^.;]{0,60}\btokens?\b|\btokens? (?:is|are|was|were|being) created|\bput [^.;]{0,40}\btokens?\b",
+     "token", "token"),
     (r"\bdamage\b", "damage", "damage"),
     (r"\bsacrific", "sacrifice", "sacrific"),
     (r"\bexile", "exile", "exile"),
@@ -131,21 +139,27 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     (r"试图结算", "结算"),
     (r"(?:将|会)?被置入|(?:将|会)进入", "进入"),
     (r"贴附", "结附"),
-    (r"能够|能", "可以"),
+    (r"能够", "可以"),
+    # the free-cast template (CR 118.9a) said two ways: 无法选择支付替代性费用来施放之 / 无法支付任何替代性费用
+    (r"(?:不能|无法)选择支付(?:任何)?替代性费用来施放之", "不能支付替代性费用"),
+    (r"任何", ""),
+    # a trailing purpose clause that adds nothing: 才能施放此牌 ("in order to cast this card")
+    (r"[,，]?才(?:能|可以)施放(?:此|该)(?:牌|咒语)(?=[.。]|$)", ""),
     (r"无法", "不能"),
     (r"并非", "不是"),
 ]]
+# (the matching form writes Chinese full stops and commas as ASCII ones: ingest/normalise.py)
 _ZH_ILLUSTRATIVE = [(re.compile(p), None) for p in [
     r"\((?:例如|举例来说|如|比如|像是)[^)]*\)",
-    r"举例来说[^。]*。",
-    r"[,，]?(?:例如|比如|像是)[^。,，;；()]*",         # 例如X费用 without parentheses: "such as X"
+    r"举例来说[^.。]*[.。]",
+    r"[,，]?(?:例如|比如|像是)[^.。,，;；()]*",         # 例如X费用 without parentheses: "such as X"
 ]]
 _ZH_NUMBER = re.compile(r"(?<!第)[二三四五六七八九十两半]|一点|双倍|\d+")
 _ZH_NEGATION = re.compile(r"不|没|无(?!论)|未|非")
-_ZH_SOFT = frozenset("~的了之该此其已经都则就将也这所被个因在于时当你它们会他她仍")
+_ZH_SOFT = frozenset("~的了之该此其已经都则就将也这所被个因在于时当你它们会他她仍和或与")
 _ZH_GENERIC = ("生物", "牌手", "咒语", "永久物", "衍生物", "异能", "神器", "结界", "地", "牌", "对手", "某")
 _ZH_EFFECTS = [(re.compile(p), name) for p, name in [
-    (r"获得[^。，]{0,4}生命", "gain life"), (r"失去[^。，]{0,4}生命", "lose life"), (r"抓", "draw"),
+    (r"获得[^.。,，]{0,4}生命", "gain life"), (r"失去[^.。,，]{0,4}生命", "lose life"), (r"抓", "draw"),
     (r"占卜", "scry"), (r"伤害", "damage"), (r"衍生物", "token"), (r"放逐", "exile"),
     (r"消灭", "destroy"), (r"牺牲", "sacrifice"), (r"刺探", "surveil"), (r"探险", "explore"),
 ]]
@@ -440,7 +454,7 @@ def _restated(chunk, hard, whole, start, end) -> bool:
 # --- guard classes and the learned alternations ------------------------------------------------
 
 TABLES = Path(__file__).parent / "data" / "dedup_tables.json"
-MIN_ALTERNATION_PAIRS = 3      # an alternation counts when seen in this many rulings pairs of the corpus
+MIN_ALTERNATION_PAIRS = 4      # an alternation counts when seen in this many pairs of corpus rulings (fitted likewise)
 # Word classes whose words state what a ruling is about (guidelines: which player or object, the
 # zone, the timing, the effect): zones (CR 400.1), players, colours (CR 105.1), actions, quantities,
 # turn structure (CR 500); the card types, subtypes and supertypes (CR 205) come from TABLES and the
