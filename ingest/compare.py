@@ -59,7 +59,8 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     # the subject's ability named by pointer: "~'s triggered ability", "the last ability of ~", "the third mode"
     (r"(?:~(?:'s)?|\bthe|\bits|\bthis|\bthat) (?:(?!or\b|and\b|spell\b|mana\b|other\b|same\b|own\b|new\b)"
      r"[a-z-]+ ){0,2}?(?:ability|mode)(?: of ~)?\b", "~", ("ability", "mode")),
-    (r"~(?:'s)? effect\b", "~", ("effect",)),
+    (r"~(?:'s)? effect\b|\bthe effects? of ~", "~", ("effect",)),
+    (r"\brather than\b", "instead of", ("rather than",)),
     # template generations of the Oracle wording (the same rule said in each one's words):
     # "doesn't resolve" for "is countered" on resolution (CR 608.2b), "tries to resolve" for "resolves"
     (r"\b(?:is|be) countered(?: on resolution)?\b", "do not resolve", ("countered",)),
@@ -410,7 +411,8 @@ def _is_name_swap(ca, ha, cb, hb) -> bool:
     for chunk, hard, other in ((ca, ha, cb), (cb, hb, ca)):
         if PLACEHOLDER in other and not [t for t in other if t not in _ZH_SOFT] and 2 <= len(hard) <= 8:
             run = "".join(hard)
-            if all(_CJK.match(t) for t in hard) and not any(g in run for g in _ZH_GENERIC):
+            if (all(_CJK.match(t) for t in hard) and not any(g in run for g in _ZH_GENERIC)
+                    and not _ZH_GUARD.search(run)):
                 return True
     return False
 
@@ -422,18 +424,20 @@ _EN_REFERENT = frozenset(
     "token copy creature permanent card spell artifact enchantment land planeswalker object "
     "enchanted equipped chosen exiled copied original new ability emblem triggered activated "
     "static last first second third".split())
+_GENERAL = frozenset(["a", "an"])     # a general rule's subject ("a spell") for the card's own
 _ZH_REFERENT = re.compile(
-    r"(?:放逐|结附|装备|所选|选择|复制|原版)?(?:衍生物|复制品|生物|永久物|牌|咒语|神器|结界|鹏洛客|徽记|异能)")
+    r"(?:某|一)?(?:放逐|结附|装备|所选|选择|复制|原版)?(?:衍生物|复制品|生物|永久物|牌|咒语|神器|结界|鹏洛客|徽记|异能)")
 
 
 def _names_subject(zh: bool, chunk, hard, other, other_hard) -> bool:
     """``~`` (the ruling's own card) on one side against a short definite noun phrase naming the
-    same subject another way on the other (guidelines: the subject named another way)."""
+    same subject another way on the other (guidelines: the subject named another way), or the
+    general subject of the same rule ("a spell", 某个咒语: a general rule against the card's own)."""
     if other_hard or PLACEHOLDER not in other or not hard or len(hard) > (4 if zh else 3):
         return False
     if zh:
-        return chunk[0] in _DEFINITE and bool(_ZH_REFERENT.fullmatch("".join(hard)))
-    return chunk[0] in _DEFINITE and all(t in _en_referent_stems() for t in hard)
+        return (chunk[0] in _DEFINITE or chunk[0] in "某一") and bool(_ZH_REFERENT.fullmatch("".join(hard)))
+    return chunk[0] in _DEFINITE | _GENERAL and all(t in _en_referent_stems() for t in hard)
 
 
 @lru_cache(maxsize=1)
@@ -470,7 +474,7 @@ _EN_GUARD_WORDS = (
 _ZH_GUARD = re.compile(
     "生物|神器|结界|鹏洛客|永久物|瞬间|法术|衍生物|战役|部族|徽记|灵气|武具|载具|"
     "战场|坟墓场|手牌|牌库|放逐区|堆叠|统帅区|"
-    "对手|牌手|操控者|拥有者|队友|"
+    "对手|牌手|操控|拥有者|队友|"
     "白色|蓝色|黑色|红色|绿色|无色|多色|"
     "施放|使用|攻击|阻挡|横置|重置|起动|触发|牺牲|消灭|"
     "每|各|所有|目标|其他|另一|额外|仅|"
