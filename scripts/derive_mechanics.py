@@ -198,7 +198,9 @@ REMINDERS: dict[str, list[str]] = {
     "mana-abilities": [r"tapped for mana",
                        r"produc(?:e|es|ed|ing) (?:\w+ ){0,5}mana\b",
                        r"mana of an undefined type"],
-    "x-costs": [r"\bX in (?:its|the|a|that|their) (?:mana )?costs?", r"\bX is (?:0|zero)\b", r"the value of X\b"],
+    # the variable X itself, written as a capital letter on its own (tag guidelines: X in a cost or effect)
+    "x-costs": [r"\bX in (?:its|the|a|that|their) (?:mana )?costs?", r"\bX is (?:0|zero)\b", r"the value of X\b",
+                r"(?-i:X)"],
     "ascend": [r"city['’]s blessing"],
     "crime": [r"commit(?:s|ted|ting)? (?:a )?crimes?"],
     "daybound-and-nightbound": [r"it (?:becomes|became) (?:day|night)\b"],
@@ -246,6 +248,7 @@ ZH_EXTRA: dict[str, list[str]] = {
 
 # Chinese names as regular expressions where a plain string would match inside other words.
 ZH_PATTERNS: dict[str, list[str]] = {
+    "x-costs": [r"(?<![A-Za-z])X(?![A-Za-z]|-[A-Za-z])"],     # the variable X in Chinese text (X数值, X为3)
     "mill": [r"(?<!折)磨(?:[0-9X一二两三四五六七八九十数]|牌)"],
     "jump-start": [r"再起(?!动)"],          # 再起动 is "activate again"
     "explore": [r"探险(?!家)"],             # 探险家 is "explorer"
@@ -263,6 +266,13 @@ ZH_KEYWORD_ONLY = {"enchant", "protection", "ward", "banding", "rampage", "ampli
                    "aftermath", "fabricate", "epic", "champion", "haunt", "absorb", "frenzy", "hideaway",
                    "cleave", "exploit", "dash", "tribute", "afflict", "spree", "saddle", "casualty",
                    "reconfigure", "harness", "incubate", "bolster", "fading", "vanishing", "echo", "clash"}
+
+
+def learned_keyword_only() -> frozenset[str]:
+    """The mechanics whose Chinese name is an everyday word, learned from the real corpus's
+    translations by scripts/learn_zh_context.py (ingest/data/zh_context.json)."""
+    path = Path(__file__).resolve().parents[1] / "ingest" / "data" / "zh_context.json"
+    return frozenset(json.loads(path.read_text("utf-8"))["keyword_only"])
 
 
 def cr_lines(path: Path) -> list[str]:
@@ -386,7 +396,7 @@ def record(mid: str, name: str, kind: str, rule: str, forms: list[str], zh: list
     return {"id": mid, "name": name, "kind": kind, "rule": rule, "forms": forms,
             "symbols": SYMBOLS.get(mid, []), "reminders": REMINDERS.get(mid, []),
             "keyword_only": mid in KEYWORD_ONLY, "zh": zh_all, "zh_patterns": ZH_PATTERNS.get(mid, []),
-            "zh_keyword_only": mid in ZH_KEYWORD_ONLY}
+            "zh_keyword_only": mid in ZH_KEYWORD_ONLY or mid in learned_keyword_only()}
 
 
 def glossary_entries(lines: list[str]) -> dict[str, str]:

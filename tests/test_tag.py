@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -264,3 +265,24 @@ def test_prefilter_strings_are_ascii_or_caseless_and_every_mechanic_has_some():
     by_id = dict(zip((m.id for m in _matchers()), literals))
     assert "proliferat" in by_id["proliferate"] and "增殖" in by_id["proliferate"]
     assert "{e}" in by_id["energy"]
+
+
+def test_everyday_chinese_names_need_keyword_context(shared):
+    """终止 is abandon's Chinese name and the everyday word "ends": the real corpus's translations
+    (scripts/learn_zh_context.py) make it keyword-only, so an effect that ends is not abandon."""
+    learned = json.loads((Path(__file__).resolve().parents[1] / "ingest/data/zh_context.json").read_text("utf-8"))
+    assert "abandon" in learned["keyword_only"]
+    assert learned["evidence"]["abandon"]["both"] == 0
+    assert "abandon" not in mechanics_in("若这样会令此类效应的条件不再满足，则该效应便会终止。")
+    assert "abandon" not in mechanics_in("就算导灵僧离开战场，其效应也不会终止。")
+    assert "abandon" in mechanics_in("你可以「终止」一个持续性阴谋。")
+
+
+def test_x_in_a_cost_or_effect_is_x_costs():
+    """Tag guidelines: x-costs is X in a cost or effect, the variable written as a capital X."""
+    assert "x-costs" in mechanics_in("The copy remembers the value chosen for X.")
+    assert "x-costs" in mechanics_in("Ribbons causes the opposing team to lose two times X life.")
+    assert "x-costs" in mechanics_in("That creature gets -X/-0, where X is how much less than 0 its power is.")
+    assert "x-costs" in mechanics_in("X的数值会随着你坟墓场中牌张数量的变化而更新。")
+    assert "x-costs" not in mechanics_in("Exile target creature. Its controller gains 3 life.")
+    assert "x-costs" not in mechanics_in("The X-Men team up.")
