@@ -54,20 +54,34 @@ def _round(gold_decisions, prefix, lang=None):
 
 
 def test_gold_pairs_quality_floor(gold_decisions):
-    """The first round (ids P..., the pairs the verifier was written from) keeps its floor; the second
-    (ids Q..., fresh pairs from the same guidelines, issue 22) has the recall measured when it arrived
-    (0.619) as its floor until the verifier generalises, and precision stays perfect on both."""
+    """Both rounds (ids P..., the pairs the verifier was first written from; ids Q..., fresh pairs from
+    the same guidelines, issue 22) keep the recall of the generalised verifier (P 0.96, Q 0.84 with
+    every pair decided; bench/dedup_quality.py --folds 5 gives the cross-validated figures), and
+    precision stays perfect on both."""
     assert len(_round(gold_decisions, "P")) == 260 and len(_round(gold_decisions, "Q")) == 231
     first = dedup_quality.scores(_round(gold_decisions, "P"))
-    assert first.precision >= 0.98 and first.recall >= 0.90
+    assert first.precision == 1.0 and first.recall >= 0.94
     second = dedup_quality.scores(_round(gold_decisions, "Q"))
-    assert second.precision >= 0.98 and second.recall >= 0.60
+    assert second.precision == 1.0 and second.recall >= 0.82
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_gold_pairs_quality_per_language(gold_decisions, lang):
+@pytest.mark.parametrize("lang, first_floor, second_floor", [("en", 0.97, 0.77), ("zh", 0.84, 0.88)])
+def test_gold_pairs_quality_per_language(gold_decisions, lang, first_floor, second_floor):
     s = dedup_quality.scores(_round(gold_decisions, "P", lang))
-    assert s.precision >= 0.98
-    assert s.recall >= 0.80
+    assert s.precision == 1.0 and s.recall >= first_floor
     fresh = dedup_quality.scores(_round(gold_decisions, "Q", lang))
-    assert fresh.precision >= 0.98 and fresh.recall >= 0.55
+    assert fresh.precision == 1.0 and fresh.recall >= second_floor
+
+
+def test_folds_never_split_a_ruling_text(shared):
+    """Cross-validation folds keep every pair sharing a ruling text together, and are near equal."""
+    pairs = dedup_quality.read_pairs(shared / "gold" / "dedup-pairs.jsonl")
+    fold = dedup_quality.folds_of(pairs, 5)
+    where: dict[str, set[int]] = {}
+    for pair, f in zip(pairs, fold):
+        for side in ("a", "b"):
+            where.setdefault(" ".join(pair[side]["text"].lower().split()), set()).add(f)
+    assert all(len(folds) == 1 for folds in where.values())
+    assert any(len([p for p in pairs if p["a"]["text"] == q["a"]["text"]]) > 1 for q in pairs)   # shared texts exist
+    sizes = [fold.count(f) for f in range(5)]
+    assert max(sizes) - min(sizes) <= max(sizes) // 4
