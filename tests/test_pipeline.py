@@ -5,7 +5,7 @@ from dataclasses import astuple
 
 from ingest.dedup import dedup
 from ingest.normalise import normalise
-from ingest.pipeline import _info, share_strings
+from ingest.pipeline import _info, build_entries, share_strings
 from ingest.read import read_file
 
 
@@ -90,3 +90,20 @@ def test_update_with_worker_processes_forms_the_same_entries(shared, monkeypatch
     assert decided[0] == decided[1] and len(decided[0]) == 59       # texts looks_english() left to lingua
     assert {lang for e in alone for _, lang, _ in e[2]} == {"en"}
     assert len(alone) > 800 and sum(bool(e[4]) for e in alone) > 200 and sum(bool(e[3]) for e in alone) > 10
+
+
+def test_a_new_merge_keeps_the_larger_entrys_id_and_the_other_becomes_an_alias():
+    """PRODUCT.md "Ids": when a better verifier merges two entries of an existing index, the merged
+    entry keeps the id most of its variants had (the larger entry's); the other id stays an alias."""
+    from ingest.model import Ruling, Source
+
+    old = "If a spell is countered, the mana spent on it is not refunded."
+    new = "If a spell doesn't resolve, the mana spent on it is not refunded."      # the same rule, CR 608.2b wording
+    rulings = [Ruling(text=old, source=Source("old.txt", "text"), position=i, card=card)
+               for i, card in enumerate(["Cancel", "Negate", "Essence Scatter"])]
+    rulings.append(Ruling(text=new, source=Source("new.txt", "text"), position=0, card="Mana Leak"))
+    previous = {r.key(): ("r-0000000big" if r.source.path == "old.txt" else "r-000000small") for r in rulings}
+    entries = build_entries(rulings, previous).entries
+    assert len(entries) == 1
+    assert (entries[0].id, entries[0].aliases) == ("r-0000000big", ["r-000000small"])
+    assert len(entries[0].variants) == 4
