@@ -296,3 +296,52 @@ def test_grouping_is_the_same_with_forming_workers(shared, monkeypatch):
     pooled.add(keys)
     assert shape(pooled) == shape(alone)
     assert len(alone.groups) < len(keys) and any(alone.links.values())
+
+
+def test_card_types_table_is_the_rules_list(shared):
+    """ingest/data/dedup_tables.json's types are CR 205's card types, subtypes and supertypes, as
+    scripts/derive_dedup_tables.py reads them from the real rules."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("derive_dedup", root / "scripts/derive_dedup_tables.py")
+    derive = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(derive)
+    rules = (shared / derive.CR).read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+    types = derive.card_types(rules)
+    assert types == json.loads((root / "ingest/data/dedup_tables.json").read_text("utf-8"))["types"]
+    assert {"goblin", "knight", "aura", "equipment", "forest", "legendary", "snow", "instant", "jace"} <= set(types)
+    assert not {"its", "called", "the", "see", "rule"} & set(types)
+
+
+def test_learned_alternations_hold_no_guard_word():
+    """No learned alternation excuses a word of a guard class (types, zones, players, mechanics...)."""
+    from ingest import compare
+
+    for lang in ("en", "zh"):
+        rows = compare.alternations(lang, 1)
+        assert rows
+        for a, b in rows:
+            for side in (a, b):
+                assert not compare.guard_words(lang == "zh", side, 0, len(side), list(side)), (lang, a, b)
+
+
+def test_verifier_span_kinds():
+    """The kinds of differing span the verifier tells apart (ingest/compare.py span_kind)."""
+    assert verdict("The token copies exactly what was printed on the original card.",
+                   "Lazav copies exactly what was printed on the original card.",
+                   "God-Pharaoh's Gift", "Lazav, the Multifarious").same            # subject named another way
+    assert verdict("If all its targets are illegal, the spell is countered and none of its effects happen.",
+                   "If all its targets are illegal, the spell doesn't resolve and none of its effects happen.").same
+    assert verdict("The converted mana cost of the spell remains unchanged, no matter what the total cost was.",
+                   "The mana value of the spell is determined only by its mana cost, no matter what the total cost was.").same
+    assert not verdict("Target artifact you control gains indestructible until end of turn.",
+                       "Target creature you control gains indestructible until end of turn.").same   # object type
+    assert not verdict("If you control a Goblin, you may pay {1}.", "If you control a Knight, you may pay {1}.").same
+    assert not verdict("Put the card into your graveyard.", "Put the card into your hand.").same          # zone
+    assert not verdict("Each opponent loses life equal to its power.", "Each player loses life equal to its power.").same
+    assert not verdict("如果你操控生物，则此异能触发。", "如果你操控神器，则此异能触发。").same
+    assert not verdict("该生物获得警戒异能直到回合结束。", "该生物获得践踏异能直到回合结束。").same                 # mechanic
+    assert verdict("如果你以这种方式施放咒语，则你可以支付额外费用。", "如果你以这种方式施放牌，则你可以支付额外费用。").same
