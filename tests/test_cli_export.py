@@ -136,7 +136,9 @@ def test_html_escapes_and_keeps_typography(runner, small_index):
     assert ESCAPED in texts and TYPOGRAPHY in texts and SHARED_RULING in texts
     assert [h.contents[0].strip() for h in soup.find_all("h2")] == \
         ["Evolution Sage", "Thrummingbird", CJK_CARD, "(none)"]
-    assert not soup.find_all(["script", "link", "img"])
+    # self-contained: no external resource; the one script is the filter box's, inline (issue 24)
+    assert not soup.find_all(["link", "img"]) and not soup.find_all(src=True)
+    assert [bool(s.string and "filter" in s.string) for s in soup.find_all("script")] == [True]
 
 
 def test_every_format_keeps_unicode(runner, small_index):
