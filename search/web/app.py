@@ -132,11 +132,11 @@ def create_app(index_dir: Path, hosts: list[str] | None = None) -> FastAPI:
 
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
 
-    def page(name: str, status: int = 200, **values) -> HTMLResponse:
+    def page(template: str, status: int = 200, **values) -> HTMLResponse:
         from search.export import printable_value         # control characters out, as every output does
 
         values = {key: printable_value(value) for key, value in values.items()}
-        html = pages.render(name, inline=False, style_version=pages.asset_hash("style.css"),
+        html = pages.render(template, inline=False, style_version=pages.asset_hash("style.css"),
                             script_version=pages.asset_hash("filter.js"), **values)
         return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
 
@@ -273,7 +273,7 @@ def create_app(index_dir: Path, hosts: list[str] | None = None) -> FastAPI:
     @app.get("/entries/{entry_id}", include_in_schema=False, response_class=HTMLResponse)
     def entry_page(entry_id: str):
         entry = rulings.entry(entry_id)
-        if entry_id.strip().lower() != entry["id"]:
+        if entry_id != entry["id"]:
             return RedirectResponse(pages.entry_url(entry["id"]), status_code=308)
         return page("entry.html", title=f"{entry['id']} · rulings", e=entry, related=rulings.related(entry))
 

@@ -42,9 +42,9 @@ def environment():
     return env
 
 
-def render(name: str, **values) -> str:
-    """The text of template name with values."""
-    return environment().get_template(name).render(**values)
+def render(template: str, **values) -> str:
+    """The text of the template with values."""
+    return environment().get_template(template).render(**values)
 
 
 _MARK = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)

@@ -6,6 +6,7 @@
   var items = Array.prototype.slice.call(document.querySelectorAll("[data-filter]"));
   var texts = items.map(function (item) { return item.textContent.toLowerCase(); });
   var groups = Array.prototype.slice.call(document.querySelectorAll("[data-filter-group]"));
+  var links = Array.prototype.slice.call(document.querySelectorAll("a[data-for]"));
   var count = document.getElementById("filter-count");
   var timer = null;
   function apply() {
@@ -18,6 +19,11 @@
       if (hit) { shown++; }
     }
     groups.forEach(function (group) { group.hidden = !group.querySelector("[data-filter]:not([hidden])"); });
+    links.forEach(function (link) {
+      var target = document.getElementById(link.getAttribute("data-for"));
+      var group = target && target.closest("[data-filter-group]");
+      link.hidden = Boolean(group && group.hidden);
+    });
     count.textContent = words.length ? shown + " of " + items.length + " shown" : "";
   }
   box.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(apply, 150); });
