@@ -24,6 +24,7 @@ import logging
 import os
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlencode
 
 import orjson
 from fastapi import FastAPI, Query, Request
@@ -251,10 +252,15 @@ def create_app(index_dir: Path, hosts: list[str] | None = None) -> FastAPI:
                         headers={"Cache-Control": "public, max-age=86400"} | SECURITY_HEADERS)
 
     @app.get("/", include_in_schema=False, response_class=HTMLResponse)
-    def search_page(q: Q = None, mechanic: MECHANIC = [], card: CARD = None, set: SET = None, lang: LANG = None,
-                    since: SINCE = None, until: UNTIL = None,
+    def search_page(request: Request, q: Q = None, mechanic: MECHANIC = [], card: CARD = None, set: SET = None,
+                    lang: LANG = None, since: SINCE = None, until: UNTIL = None,
                     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = LIMIT):
         args = SearchArgs(q, mechanic, card, set, lang, since, until)
+        pairs = request.query_params.multi_items()
+        if any(not value.strip() for _, value in pairs):
+            # the form sends every field, the empty ones too: answer at the address of what was asked
+            kept = [(key, value) for key, value in pairs if value.strip()]
+            return RedirectResponse("/" + ("?" + urlencode(kept) if kept else ""), status_code=303)
         asked = bool((q or "").strip() or any(v for v in (card, set, lang, since, until)) or any(mechanic))
         result, error, status = None, None, 200
         if asked:

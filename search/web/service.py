@@ -76,8 +76,11 @@ class SearchArgs:
 
     def given(self) -> dict:
         """The filters given, in the order of the search form (for links and the page's summary)."""
-        raw = {"mechanic": self.mechanic, "card": self.card, "set": self.set, "lang": self.lang,
-               "since": self.since, "until": self.until}
+        def kept(value):
+            return value.strip() if isinstance(value, str) and value.strip() else None
+
+        raw = {"mechanic": [kept(m) for m in self.mechanic if kept(m)], "card": kept(self.card),
+               "set": kept(self.set), "lang": kept(self.lang), "since": kept(self.since), "until": kept(self.until)}
         return {k: v for k, v in raw.items() if v}
 
     def reversed_dates(self) -> str | None:
