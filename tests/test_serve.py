@@ -234,6 +234,27 @@ def test_unknown_routes_and_methods(client):
     assert client.delete("/entries/r-serve-keep").status_code == 405
 
 
+def test_head_is_answered_as_get(client):
+    answer = client.head("/api/stats")
+    assert answer.status_code == 200 and answer.content == b""
+    assert client.head("/mechanics").headers["content-type"].startswith("text/html")
+
+
+def test_several_workers(index_dir):
+    """--workers 2: two processes answer, and stopping the server stops them."""
+    running = serving.Server(index_dir, "--workers", "2")
+    try:
+        with httpx.Client(base_url=running.url, timeout=30) as opened:
+            answers = [opened.get("/api/search", params={"q": "proliferate"}) for _ in range(10)]
+            assert {a.status_code for a in answers} == {200}
+            assert len({json.dumps(a.json()) for a in answers}) == 1
+    finally:
+        running.stop()
+    assert running.process.returncode is not None
+    with pytest.raises(httpx.HTTPError):
+        httpx.get(running.url + "/api/stats", timeout=5)
+
+
 def test_no_request_value_reaches_a_file(client):
     for path in ("/static/..%2F..%2Fapp.py", "/static/style.css%00", "/static/app.py",
                  "/api/cards/..%2F..%2F..%2Fetc%2Fpasswd", "/entries/..%2F..%2Fstate.pkl"):

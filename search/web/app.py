@@ -79,6 +79,18 @@ class EntryJSON(JSONResponse):
         return escape_json_controls(text).encode("utf-8")
 
 
+class HeadAsGet:
+    """ASGI middleware: a HEAD request is routed as GET (the server, which knows it was HEAD, sends no body)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["method"] == "HEAD":
+            scope = dict(scope, method="GET")
+        await self.app(scope, receive, send)
+
+
 def status_of(err: RulingsError) -> int:
     """404 for what names nothing (an entry, a card, a mechanic in the path), 400 for bad input, 500 for
     the index's own problems (a damaged index)."""
@@ -128,6 +140,7 @@ def create_app(index_dir: Path, hosts: list[str] | None = None) -> FastAPI:
                   description="Magic: The Gathering rulings, deduplicated, searchable, by mechanic and card. "
                               "Read-only. Errors are {\"error\": \"…\"} with 400 or 404.")
     app.state.rulings = rulings
+    app.add_middleware(HeadAsGet)
     if hosts:
         from starlette.middleware.trustedhost import TrustedHostMiddleware
 
@@ -261,16 +274,14 @@ def create_app(index_dir: Path, hosts: list[str] | None = None) -> FastAPI:
             # the form sends every field, the empty ones too: answer at the address of what was asked
             kept = [(key, value) for key, value in pairs if value.strip()]
             return RedirectResponse("/" + ("?" + urlencode(kept) if kept else ""), status_code=303)
-        asked = bool((q or "").strip() or any(v for v in (card, set, lang, since, until)) or any(mechanic))
+        values = args.given()
+        asked = bool((q or "").strip() or values)
         result, error, status = None, None, 200
         if asked:
             try:
                 result = rulings.search(args, limit)
             except RulingsError as err:
                 error, status = single_line(str(err)), status_of(err)
-                if status == 404:
-                    status = 400             # a filter naming nothing is bad input on this page
-        values = args.given()
         return page("search.html", status, title=(f"{q} · rulings" if q else "rulings: search"), args=args,
                     result=result, error=error, limit=limit, values=values, languages=LANGUAGES,
                     mechanic_ids=mechanic_choices(rulings), warning=args.reversed_dates() if asked else None,
