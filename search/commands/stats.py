@@ -7,6 +7,7 @@ import click
 from search import catalog
 from search.commands.options import index_option, json_text, ready_index
 
+
 def stats_json(index_dir) -> dict:
     """The ``stats --format json`` figures (PRODUCT.md): rulings, entries, rejected_rulings, languages,
     formats, mechanics, sources, warnings."""
