@@ -106,6 +106,7 @@ class Server:
             self.stop()
             raise SystemExit(f"rulings serve did not start: {line!r}")
         self.url = line.split(" at ", 1)[1].split(" ", 1)[0].rstrip("/")
+        threading.Thread(target=self.process.stderr.read, daemon=True).start()      # never let the pipe fill
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:

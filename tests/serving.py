@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -88,6 +89,8 @@ class Server:
             self.stop()
             raise RuntimeError(f"rulings serve did not start: {line!r}")
         self.url = line.split(" at ", 1)[1].split(" ", 1)[0].rstrip("/")
+        self.log: list[str] = []            # what it writes on stderr afterwards, read so the pipe never fills
+        threading.Thread(target=lambda: self.log.extend(self.process.stderr), daemon=True).start()
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -108,5 +111,3 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        if self.process.stderr:
-            self.process.stderr.close()
