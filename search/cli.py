@@ -21,7 +21,8 @@ from ingest.errors import RulingsError
 
 # The commands: each is the function of that name in search/commands/<name>.py, imported only when the
 # command runs or help lists it (a search does not import export, ingest or update code).
-COMMANDS = ("card", "export", "ingest", "mechanics", "remove", "search", "show", "sources", "stats", "update")
+COMMANDS = ("card", "export", "ingest", "mcp", "mechanics", "remove", "search", "serve", "show", "sources", "stats",
+            "update")
 
 
 class RulingsGroup(click.Group):

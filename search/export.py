@@ -35,7 +35,6 @@ csv has no metadata line.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import re
@@ -322,42 +321,49 @@ def to_markdown(groups, meta: dict, group_by: str | None = None) -> str:
     return "\n".join(lines)
 
 
-STYLE = ("body{font-family:system-ui,'Noto Sans','Noto Sans CJK SC',sans-serif;max-width:62em;margin:2em auto;"
-         "padding:0 1em;line-height:1.45;color:#222}h2{border-bottom:1px solid #ccc;margin-top:2em}"
-         "ol{padding-left:1.6em}li{margin:.8em 0}.facts{color:#555;font-size:.9em}"
-         ".facts b{font-weight:600}dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em}"
-         "dl.meta dt{font-weight:600}dl.meta dd{margin:0;word-break:break-word}nav a{margin-right:.8em}"
-         ".tr{margin:.2em 0 0 1em;color:#333}")
-
-
 def to_html(groups, meta: dict, group_by: str | None = None) -> str:
-    """One self-contained HTML page (no external resources); every text is escaped."""
-    esc = html.escape
-    parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             "<title>Rulings export</title>", f"<style>{STYLE}</style>", "</head>", "<body>",
-             "<h1>Rulings export</h1>", '<dl class="meta">']
-    parts += [f"<dt>{esc(label)}</dt><dd>{esc(value)}</dd>" for label, value in header_lines(meta)[:-1]]
-    parts.append(f"<dt>sources</dt><dd><details><summary>{len(meta['sources'])} source files</summary><ul>"
-                 + "".join(f"<li>{esc(path)}</li>" for path in meta["sources"]) + "</ul></details></dd>")
-    parts.append("</dl>")
-    named = [(i, h) for i, (h, _) in enumerate(groups) if h is not None]
-    if named:
-        parts.append("<nav>" + "".join(f'<a href="#g{i}">{esc(heading_label(h, group_by))}</a>'
-                                       for i, h in named) + "</nav>")
-    for i, (heading, entries) in enumerate(groups):
-        if heading is not None:
-            parts.append(f'<h2 id="g{i}">{esc(heading_label(heading, group_by))} '
-                         f'<small>({len(entries)})</small></h2>')
-        parts.append("<ol>")
-        for e in entries:
-            parts.append(f'<li><div lang="{esc(e["lang"])}">{esc(e["text"])}</div>')
-            parts.append('<div class="facts">' + " · ".join(
-                f"<b>{esc(label)}:</b> {esc(value)}" for label, value in facts(e)) + "</div>")
-            for t in e.get("translations", []):
-                parts.append(f'<div class="tr" lang="{esc(t["lang"])}"><b>{esc(t["lang"])}:</b> '
-                             f"{esc(t['text'])}</div>")
-            parts.append("</li>")
-        parts.append("</ol>")
-    parts += ["</body>", "</html>"]
-    return "\n".join(parts) + "\n"
+    """One self-contained HTML page (no external resources: the style and the filter script inline), made
+    with the page templates of ``rulings serve`` (search/web/pages.py, autoescaped: every text is
+    escaped). The group navigation wraps; the filter box narrows the page to the entries holding the
+    words typed (JavaScript; without it the page is complete)."""
+    nav = [(f"#g{i}", heading_label(heading, group_by), len(entries))
+           for i, (heading, entries) in enumerate(groups) if heading is not None]
+    shown = [(f"g{i}", None if heading is None else heading_label(heading, group_by), entries)
+             for i, (heading, entries) in enumerate(groups)]
+    return _page("Rulings export", meta, nav, shown)
+
+
+def _page(heading: str, meta: dict, nav: list, groups: list, up: str | None = None) -> str:
+    from search.web.pages import render as render_page
+
+    return render_page("export.html", title=heading, heading=heading, inline=True, filter_box=True,
+                       header=header_lines(meta)[:-1], sources=meta["sources"], nav=nav, groups=groups,
+                       facts=facts, up=up)
+
+
+SPLIT_INDEX = "index.html"
+
+
+def split_html(entries: list[dict], selection: Selection | None, created: str | None,
+               group_by: str) -> dict[str, str]:
+    """A large HTML export split by group: ``{file name: page}``, an ``index.html`` listing the groups
+    (with their counts, linking to their pages) and one page per group, ``NNN-name.html``.
+
+    The names are made here, never taken from a document as they are: the group's number, then its
+    heading reduced to ``a-z 0-9 -`` (search/web/pages.py slug()). Each page has the metadata of its
+    own entries and the filter box."""
+    from search.web.pages import slug
+
+    selection = selection or Selection()
+    entries = sorted((printable_value(e) for e in entries), key=export_order)
+    meta = printable_value(metadata(entries, selection.to_dict(), created))["meta"]
+    groups = grouped(entries, group_by, selection)
+    width = max(3, len(str(len(groups))))
+    names = [f"{number:0{width}d}-{slug(heading)}.html" for number, (heading, _) in enumerate(groups, 1)]
+    pages = {SPLIT_INDEX: _page("Rulings export", meta, [
+        (name, heading_label(heading, group_by), len(group)) for name, (heading, group) in zip(names, groups)], [])}
+    for name, (heading, group) in zip(names, groups):
+        label = heading_label(heading, group_by)
+        own = printable_value(metadata(group, selection.to_dict(), created))["meta"]
+        pages[name] = _page(f"Rulings export: {label}", own, [], [("g0", label, group)], up=SPLIT_INDEX)
+    return pages

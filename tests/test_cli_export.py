@@ -136,7 +136,9 @@ def test_html_escapes_and_keeps_typography(runner, small_index):
     assert ESCAPED in texts and TYPOGRAPHY in texts and SHARED_RULING in texts
     assert [h.contents[0].strip() for h in soup.find_all("h2")] == \
         ["Evolution Sage", "Thrummingbird", CJK_CARD, "(none)"]
-    assert not soup.find_all(["script", "link", "img"])
+    # self-contained: no external resource; the one script is the filter box's, inline (issue 24)
+    assert not soup.find_all(["link", "img"]) and not soup.find_all(src=True)
+    assert [bool(s.string and "filter" in s.string) for s in soup.find_all("script")] == [True]
 
 
 def test_every_format_keeps_unicode(runner, small_index):
@@ -354,3 +356,36 @@ def test_failed_export_leaves_no_truncated_file(runner, seed_index, tmp_path, mo
     export(runner, seed_index, "--format", "jsonl", "-o", str(target))
     assert target.read_bytes().decode("utf-8") == export(runner, seed_index, "--format", "jsonl")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.md"]
+
+
+def test_html_split_by_group(runner, small_index, tmp_path):
+    """--split DIR: an index.html linking one page per group; names made of the group's number and a-z0-9-."""
+    import re
+
+    folder = tmp_path / "pages"
+    result = runner.invoke(cli, ["export", "--format", "html", "--group-by", "card", "--split", str(folder),
+                                 "--index", str(small_index)])
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in folder.iterdir())
+    assert names[-1] == "index.html" and len(names) == 5
+    assert all(re.fullmatch(r"\d{3}-[a-z0-9-]+\.html", n) for n in names[:-1]), names
+    assert names[:-1] == ["001-evolution-sage.html", "002-thrummingbird.html", "003-group.html", "004-none.html"]
+    index_page = BeautifulSoup((folder / "index.html").read_text("utf-8"), "html.parser")
+    assert [a["href"] for a in index_page.select("nav.groups a")] == names[:-1]
+    assert [a.contents[0].strip() for a in index_page.select("nav.groups a")] == \
+        ["Evolution Sage", "Thrummingbird", CJK_CARD, "(none)"]
+    thrumming = BeautifulSoup((folder / "002-thrummingbird.html").read_text("utf-8"), "html.parser")
+    assert {d.get_text() for d in thrumming.select("li > div[lang]")} == {SHARED_RULING, ESCAPED}
+    assert "&lt;3 or &gt;5 &amp; X" in (folder / "002-thrummingbird.html").read_text("utf-8")
+    assert thrumming.find("a", href="index.html")
+
+
+def test_html_split_needs_html_and_a_grouping(runner, small_index, tmp_path):
+    for args in (["--format", "md", "--group-by", "card"], ["--format", "html"],
+                 ["--format", "html", "--group-by", "card", "-o", str(tmp_path / "x.html")]):
+        result = runner.invoke(cli, ["export", *args, "--split", str(tmp_path / "d"), "--index", str(small_index)])
+        assert result.exit_code == 2 and "--split DIR goes with --format html and --group-by" in result.stderr
+    inside = runner.invoke(cli, ["export", "--format", "html", "--group-by", "set", "--split",
+                                 str(small_index / "pages"), "--index", str(small_index)])
+    assert inside.exit_code == 1 and "lies inside the index folder" in inside.stderr
+    assert not (small_index / "pages").exists()

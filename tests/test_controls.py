@@ -79,7 +79,7 @@ def test_export_of_an_index_holding_controls_writes_none(fmt):
     assert not set(text) - {"\n"} & CONTROLS
     shown = text if fmt not in ("json", "jsonl") else text.replace("\\n", "\n")
     kept = {"csv": "Okaun's ability", "md": "Okaun's ability doubles\n  its power. ",
-            "html": "Okaun&#x27;s ability doubles\nits power. "}.get(fmt, "Okaun's ability doubles\nits power. ")
+            "html": "Okaun&#39;s ability doubles\nits power. "}.get(fmt, "Okaun's ability doubles\nits power. ")
     assert kept in shown
     assert "Okaun, Eye of Chaos" in shown and ("okaun.json" in shown or fmt in ("md", "html"))
 

@@ -53,10 +53,16 @@ def mechanic_rows(counts: dict[str, int]) -> list[dict]:
     return rows
 
 
-def show_mechanic(index_dir, mechanic_id: str, lang: str | None, fmt: str) -> None:
-    """Print the entries tagged mechanic_id, oldest first."""
+def mechanic_entries(index_dir, mechanic_id: str, lang: str | None = None) -> list[dict]:
+    """The entries tagged mechanic_id (in lang when given), oldest first, then by id."""
     hits = query.search(index_dir, None, query.Filters(mechanics=[mechanic_id], lang=lang), limit=100000)
     hits.sort(key=lambda e: (min(e["dates"]) if e["dates"] else "9999", e["id"]))
+    return hits
+
+
+def show_mechanic(index_dir, mechanic_id: str, lang: str | None, fmt: str) -> None:
+    """Print the entries tagged mechanic_id, oldest first."""
+    hits = mechanic_entries(index_dir, mechanic_id, lang)
     if fmt == "json":
         click.echo(json_text(hits))
         return

@@ -1,0 +1,64 @@
+"""The ``rulings serve`` command: web pages and a JSON API over the index (search/web/app.py)."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from ingest.errors import RulingsError
+from search.commands.options import index_option, ready_index
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on: loopback by default; 0.0.0.0 answers other machines too.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: a free port, printed at start).")
+@click.option("--workers", type=click.IntRange(1, 16), default=1, show_default=True,
+              help="Worker processes; each answers one search at a time.")
+@index_option
+def serve(host, port, workers, index_dir):
+    """Web pages and a JSON API over the index, read-only; Ctrl-C stops.
+
+    \b
+    Pages:  /  (search: ?q= and the filters mechanic, card, set, lang, since, until)
+            /entries/ID   /cards/NAME   /mechanics   /mechanics/ID
+    API:    /api/search   /api/entries/ID   /api/cards/NAME   /api/mechanics
+            /api/mechanics/ID   /api/stats   /api/export?format=jsonl|json|csv|md|html
+            described at /api/openapi.json; errors are {"error": "..."} with 400 or 404
+    An ingest, remove or update running meanwhile is picked up when it
+    finishes, without a restart; requests meanwhile answer from the last
+    complete index.
+    """
+    import socket
+
+    import uvicorn
+
+    from search.web.app import HOSTS_ENV, INDEX_ENV, create_app, loopback_hosts
+
+    index_dir = ready_index(index_dir).absolute()
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as err:
+        sock.close()
+        raise RulingsError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+    sock.listen(2048)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    hosts = loopback_hosts(host)
+    click.echo(f"Serving {index_dir} at http://{shown}:{bound}/ (read-only; Ctrl-C stops)", err=True)
+    settings = dict(log_level="warning", access_log=False, server_header=False, timeout_graceful_shutdown=5)
+    if workers == 1:
+        config = uvicorn.Config(create_app(index_dir, hosts), **settings)
+        uvicorn.Server(config).run(sockets=[sock])
+        return
+    from uvicorn.supervisors import Multiprocess
+
+    os.environ[INDEX_ENV] = str(index_dir)            # read by each worker's search.web.app.factory()
+    os.environ[HOSTS_ENV] = ",".join(hosts or [])
+    config = uvicorn.Config("search.web.app:factory", factory=True, workers=workers, **settings)
+    Multiprocess(config, sockets=[sock]).run()

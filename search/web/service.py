@@ -1,0 +1,344 @@
+"""What ``rulings serve`` and ``rulings mcp`` answer, through the functions the command line calls.
+
+``Rulings(index_dir)`` answers a search, an entry, a card, the mechanics, one mechanic, the figures and an
+export with search/query.py, search/cards.py, search/export.py, search/catalog.py and ingest/tag.py's one
+mechanic resolver, as ``rulings search``, ``show``, ``card``, ``mechanics``, ``stats`` and ``export`` do,
+and raises their errors with their messages: a RulingsError is the caller's problem, answered 400
+(BadRequest, a QueryError: a query it cannot read, an unknown filter value) or 404 (NotFound: no entry,
+card or mechanic of that name, in the path). Request values are capped (MAX_QUERY characters for a
+query, MAX_VALUE for any other value, MAX_LIMIT results) and never reach a file path: they are looked up
+in the index, the index folder is the one the server was started with.
+
+Generations: each call asks search/folder.py which generation is live, as every CLI command does (the
+index functions open ``DIR/CURRENT``'s generation), so an ingest, remove or update running meanwhile is
+picked up by the next call after it switched ``CURRENT``, without a restart, and a call running across
+the switch answers from the generation it opened (the previous one stays until the next update). A
+DamagedIndex raised while the live generation changed under a call is retried once on the new one.
+
+Threads: one lock per Rulings serialises calls into the library. Whoosh searchers are not to be shared
+between threads (a kept searcher's files have one read position) and the kept-searcher table of
+search/index.py is a plain dict; a search is CPU-bound, so threads would not run two at once anyway
+(the GIL): more throughput comes from more processes (``rulings serve --workers N``).
+
+Answers are kept per generation (``_memo``: the MEMO_SIZE most recently used, holding at most MEMO_ENTRIES
+entries together): they change only with the index, so a kept answer is never stale, and a new generation
+starts afresh. This matters for what scans every entry (mechanic counts, an alias or a miss of an id, the
+cards a name begins: 0.2 to 0.3 s on the real corpus) and for the searches a bot or a page sends again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ingest.errors import DamagedIndex, QueryError, RulingsError
+from search import catalog, folder, query
+
+LIMIT = 20                # results of a search when no limit is given (rulings search --limit)
+MAX_LIMIT = 100           # the most results of one search
+LIST_LIMIT = 100          # entries of a card or mechanic listed at once when no limit is given
+MAX_LIST = 1000           # the most entries of a card or mechanic listed at once
+MAX_QUERY = 500           # characters of a query (best match reads at most 64 words: search/query.py)
+MAX_VALUE = 200           # characters of any other value (an id, a card name, a set, a date)
+MAX_MECHANICS = 8         # mechanic filters of one search
+MEMO_SIZE = 512           # answers kept per generation (_memo)
+MEMO_ENTRIES = 20_000     # entries those answers may hold together (a large mechanic's list counts its entries)
+
+
+class BadRequest(QueryError):
+    """A request value the server refuses before searching (too long, not a date, a limit out of range)."""
+
+
+class NotFound(RulingsError):
+    """No entry, card or mechanic answers to the name in the path."""
+
+
+@dataclass
+class SearchArgs:
+    """A search's query and filters as a request gives them (search and export share the filters)."""
+
+    q: str | None = None
+    mechanic: list[str] = field(default_factory=list)
+    card: str | None = None
+    set: str | None = None
+    lang: str | None = None
+    since: str | None = None
+    until: str | None = None
+
+    def checked(self) -> "SearchArgs":
+        """The same values with empty ones as None, each within its cap; raises BadRequest."""
+        mechanics = [m for m in (checked_value("mechanic", m) for m in self.mechanic) if m]
+        if len(mechanics) > MAX_MECHANICS:
+            raise BadRequest(f"mechanic: at most {MAX_MECHANICS} mechanics (got {len(mechanics)})")
+        return SearchArgs(checked_value("q", self.q, MAX_QUERY), mechanics, checked_value("card", self.card),
+                          checked_value("set", self.set), checked_value("lang", self.lang),
+                          checked_date("since", self.since), checked_date("until", self.until))
+
+    def given(self) -> dict:
+        """The filters given, in the order of the search form (for links and the page's summary)."""
+        def kept(value):
+            return value.strip() if isinstance(value, str) and value.strip() else None
+
+        raw = {"mechanic": [kept(m) for m in self.mechanic if kept(m)], "card": kept(self.card),
+               "set": kept(self.set), "lang": kept(self.lang), "since": kept(self.since), "until": kept(self.until)}
+        return {k: v for k, v in raw.items() if v}
+
+    def reversed_dates(self) -> str | None:
+        """The CLI's warning when since is after until (search/commands/options.py warn_if_reversed)."""
+        since, until = self.since, self.until
+        if since and until and since[:len(until)] > until:
+            return f"since {since} is after until {until}, so nothing can match"
+        return None
+
+
+def checked_value(name: str, value: str | None, most: int = MAX_VALUE) -> str | None:
+    """value without surrounding space, None when empty; BadRequest past most characters."""
+    if value is None:
+        return None
+    if len(value) > most:
+        raise BadRequest(f"{name} is too long ({len(value)} characters; at most {most})")
+    return value.strip() or None
+
+
+def checked_date(name: str, value: str | None) -> str | None:
+    """A since/until value as the CLI takes it (a year, a month or a day: search/commands/options.py IsoDate),
+    with the CLI's message for anything else."""
+    value = checked_value(name, value)
+    if value is None:
+        return None
+    import click
+
+    from search.commands.options import IsoDate
+    try:
+        return IsoDate().convert(value, None, None)
+    except click.BadParameter as err:
+        raise BadRequest(f"{name}: {err.message}") from None
+
+
+def checked_limit(value: int | None, default: int, most: int, name: str = "limit") -> int:
+    if value is None:
+        return default
+    if not 1 <= value <= most:
+        raise BadRequest(f"{name} must be between 1 and {most} (got {value})")
+    return value
+
+
+def checked_offset(value: int | None) -> int:
+    if value is None:
+        return 0
+    if value < 0:
+        raise BadRequest(f"offset must be 0 or more (got {value})")
+    return value
+
+
+class Rulings:
+    """The answers of one index folder (see the module's docstring); every method may raise RulingsError."""
+
+    def __init__(self, index_dir: Path):
+        self.index_dir = Path(index_dir)
+        self._lock = threading.RLock()
+        self._memo: OrderedDict = OrderedDict()
+        self._memo_weight = 0
+        self._memo_generation = None
+
+    # ------------------------------------------------------------ plumbing
+
+    def generation(self) -> tuple:
+        """The live generation folder and its state's time: changes exactly when an update switched."""
+        live = folder.live(self.index_dir)
+        try:
+            stamp = (live / folder.STATE).stat().st_mtime_ns
+        except OSError:
+            stamp = None
+        return str(live), stamp
+
+    def _call(self, fn: Callable, *args):
+        """fn(*args) under the lock; a DamagedIndex while the live generation changed is tried once again."""
+        with self._lock:
+            before = self.generation()
+            try:
+                return fn(*args)
+            except DamagedIndex:
+                if self.generation() == before:
+                    raise
+                return fn(*args)
+
+    def _memo_get(self, key: tuple, make: Callable, weight: Callable = lambda value: 1):
+        """make() kept per generation under key; weight(value): the entries it holds (see MEMO_ENTRIES)."""
+        with self._lock:
+            generation = self.generation()
+            if generation != self._memo_generation:
+                self._memo.clear()
+                self._memo_weight = 0
+                self._memo_generation = generation
+            if key in self._memo:
+                self._memo.move_to_end(key)
+                return self._memo[key][0]
+            value = self._call(make)
+            if self.generation() != generation:          # switched meanwhile: answered, but not kept
+                return value
+            self._memo[key] = (value, weight(value))
+            self._memo_weight += self._memo[key][1]
+            while len(self._memo) > MEMO_SIZE or (self._memo_weight > MEMO_ENTRIES and len(self._memo) > 1):
+                self._memo_weight -= self._memo.popitem(last=False)[1][1]
+            return value
+
+    # ------------------------------------------------------------ questions
+
+    def search(self, args: SearchArgs, limit: int | None = None, every_word: bool = False) -> dict:
+        """``{"query", "total", "more", "results", "suggestions"}``: the entries ``rulings search`` finds
+        (PRODUCT.md shape, with score and snippet), best first. total counts the results given (at most
+        limit), more says whether the index holds further matches; suggestions are the CLI's "Did you
+        mean" words when nothing was found. A query of no words and no filter is a BadRequest."""
+        args = args.checked()
+        limit = checked_limit(limit, LIMIT, MAX_LIMIT)
+
+        def run():
+            from ingest.tag import resolve_mechanic
+            from search.cards import card_selector
+
+            mechanics = [resolve_mechanic(m) for m in args.mechanic]
+            card = card_selector(self.index_dir, args.card) if args.card else None
+            filters = query.Filters(mechanics, card, args.set, args.lang, args.since, args.until)
+            hits = query.search(self.index_dir, args.q, filters, limit + 1, every_word=every_word)
+            close = query.suggestions(self.index_dir, args.q) if not hits and args.q else []
+            return hits, close
+
+        key = ("search", args.q, tuple(args.mechanic), args.card, args.set, args.lang, args.since, args.until,
+               limit, every_word)
+        hits, close = self._memo_get(key, run, lambda found: len(found[0]))
+        return {"query": args.q or "", "total": min(len(hits), limit), "more": len(hits) > limit,
+                "results": hits[:limit], "suggestions": close}
+
+    def entry(self, entry_id: str) -> dict:
+        """The entry with this id or alias (``rulings show``); NotFound with the CLI's message."""
+        wanted = checked_value("id", entry_id) or ""
+        found = self._memo_get(("entry", wanted.lower()), lambda: query.entry_by_id(self.index_dir, wanted))
+        if found is None:
+            raise NotFound(f"no entry has the id {entry_id!r}")
+        return found
+
+    def related(self, entry: dict) -> list[dict]:
+        """The entry's related entries as the page shows them: ``{"id", "reason", "text"}`` (text None when
+        the other entry is gone), as ``rulings show`` lists them."""
+        shown = []
+        for item in entry["related"]:
+            other = self._memo_get(("entry", item["id"].lower()), lambda i=item["id"]: query.entry_by_id(
+                self.index_dir, i))
+            shown.append({"id": item["id"], "reason": item["reason"], "text": other["text"] if other else None})
+        return shown
+
+    def card(self, name: str, limit: int | None = None, offset: int | None = None) -> dict:
+        """``{"card", "cards", "total", "offset", "results"}``: every entry that applies to the card
+        (``rulings card``: the exact name or a face, else the cards its first words begin), oldest first;
+        cards names each card matched (several when a face or first words match more than one). NotFound
+        with the CLI's "No rulings for" line and its closest names when no card matches."""
+        wanted = checked_value("name", name) or ""
+        limit = checked_limit(limit, LIST_LIMIT, MAX_LIST)
+        offset = checked_offset(offset)
+
+        def run():
+            from search import cards
+
+            matches = query.card_matches(self.index_dir, wanted)
+            started = not matches
+            if started:
+                matches = cards.cards_starting_with(self.index_dir, wanted)
+            close = cards.close_cards(self.index_dir, wanted) if not matches else []
+            return [(m.card, m.exact, m.entries) for m in matches], started, close
+
+        matches, started, close = self._memo_get(("card", wanted.casefold()), run,
+                                                 lambda found: sum(len(group) for _, _, group in found[0]))
+        if not matches:
+            raise NotFound(f"No rulings for {wanted!r}." + (f" Did you mean: {'; '.join(close)}?" if close else ""))
+        entries = list({e["id"]: e for _, _, group in matches for e in group}.values())
+        return {"card": wanted, "cards": [{"name": card, "exact": exact and not started, "entries": len(group)}
+                                          for card, exact, group in matches],
+                "begins": started, "total": len(entries), "offset": offset,
+                "results": entries[offset:offset + limit]}
+
+    def mechanics(self, lang: str | None = None) -> list[dict]:
+        """``rulings mechanics --format json`` rows (``{"id", "name", "kind", "count"}``, grouped by kind, most
+        entries first), each with its Chinese names (``zh``)."""
+        lang = checked_value("lang", lang)
+
+        def run():
+            from ingest.tag import vocabulary
+            from search.commands.mechanics import mechanic_rows
+
+            zh = {m.id: list(m.zh) for m in vocabulary()}
+            rows = mechanic_rows(query.mechanic_counts(self.index_dir, lang))
+            return [row | {"zh": zh.get(row["id"], [])} for row in rows]
+
+        return self._memo_get(("mechanics", lang), run)
+
+    def mechanic(self, name: str, lang: str | None = None, limit: int | None = None,
+                 offset: int | None = None) -> dict:
+        """``{"mechanic": {"id", "name", "kind", "zh", "rule", "count"}, "total", "offset", "results"}``:
+        the entries tagged the mechanic (``rulings mechanics NAME``: an id, a printed name, any form, a
+        Chinese name), oldest first. NotFound with the resolver's message (the closest ids)."""
+        from ingest.errors import UnknownMechanic
+        from ingest.tag import resolve_mechanic, vocabulary
+        from search.commands.mechanics import mechanic_entries
+
+        wanted = checked_value("mechanic", name) or ""
+        lang = checked_value("lang", lang)
+        limit = checked_limit(limit, LIST_LIMIT, MAX_LIST)
+        offset = checked_offset(offset)
+        try:
+            mechanic_id = resolve_mechanic(wanted)
+        except UnknownMechanic as err:
+            raise NotFound(str(err)) from None
+        entries = self._memo_get(("mechanic", mechanic_id, lang),
+                                 lambda: mechanic_entries(self.index_dir, mechanic_id, lang), len)
+        known = next((m for m in vocabulary() if m.id == mechanic_id), None)
+        about = {"id": mechanic_id, "name": known.name if known else mechanic_id,
+                 "kind": known.kind if known else "other", "zh": list(known.zh) if known else [],
+                 "rule": known.rule if known else "", "count": len(entries)}
+        return {"mechanic": about, "total": len(entries), "offset": offset,
+                "results": entries[offset:offset + limit]}
+
+    def stats(self) -> dict:
+        """``rulings stats --format json`` (PRODUCT.md), with the last ingest time (``ingested``)."""
+        from search.commands.stats import stats_json
+
+        def run():
+            return stats_json(self.index_dir) | {"ingested": catalog.ingested_at(self.index_dir)}
+
+        return self._call(run)
+
+    def export(self, fmt: str, args: SearchArgs, any_mechanic: bool = False, group_by: str | None = None,
+               variants: bool = False) -> bytes:
+        """The bytes ``rulings export`` writes for this selection (search/export.py), UTF-8."""
+        from search import export as exporter
+
+        if fmt not in exporter.FORMATS:
+            raise BadRequest(f"format must be one of {', '.join(exporter.FORMATS)} (got {fmt!r})")
+        if group_by is not None and group_by not in exporter.GROUPS:
+            raise BadRequest(f"group_by must be one of {', '.join(exporter.GROUPS)} (got {group_by!r})")
+        args = args.checked()
+
+        def run():
+            from ingest.tag import resolve_mechanic
+            from search.cards import card_selector
+
+            mechanics = [resolve_mechanic(m) for m in args.mechanic]
+            card = card_selector(self.index_dir, args.card) if args.card else None
+            selection = exporter.Selection(mechanics, any_mechanic, card, args.set, args.lang, args.since,
+                                           args.until, args.q)
+            entries = exporter.select(self.index_dir, selection)
+            created = catalog.ingested_at(self.index_dir)
+            return exporter.render(entries, fmt, selection, created, group_by, variants).encode("utf-8")
+
+        return self._call(run)
+
+
+def entry_text(entry: dict, text: str | None = None) -> str:
+    """The short text rendering of an entry the MCP tools give beside its JSON: ``rulings search``'s block
+    (search/commands/options.py entry_block, without terminal styling)."""
+    from search.commands.options import entry_block
+
+    return entry_block(entry, text)
