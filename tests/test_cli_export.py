@@ -125,7 +125,8 @@ def test_group_by_card_lists_every_entry_of_each_card(runner, small_index):
 def test_group_by_mechanic_uses_printed_names(runner, small_index):
     md = export(runner, small_index, "--format", "md", "--group-by", "mechanic")
     headings = [line[3:] for line in md.splitlines() if line.startswith("## ")]
-    assert headings == ["Crime", "Evolve", "Proliferate", "(none)"]
+    # "... >5 & X enters" names the variable X: tagged x-costs (tag guidelines: X in a cost or effect)
+    assert headings == ["Crime", "Evolve", "Proliferate", "X costs (x-costs)"]
 
 
 def test_html_escapes_and_keeps_typography(runner, small_index):
