@@ -194,15 +194,18 @@ def cross_validate(pairs: list[dict], k: int) -> tuple[list[tuple[dict, bool]], 
     chosen = []
     for f in range(k):
         train = [i for i in range(len(pairs)) if fold[i] != f]
-
-        def quality(setting):
-            s = scores([(pairs[i]["label"] == "same", decided[setting][i]) for i in train])
-            return (s.precision >= TARGET_PRECISION, s.recall, s.precision, setting[0], setting[1])
-        best = max(FITTED, key=quality)
+        best = max(FITTED, key=lambda setting, train=train: _quality(pairs, decided[setting], train, setting))
         chosen.append(best)
         for i in members[f]:
             held_out[i] = decided[best][i]
     return [(pairs[i], held_out[i]) for i in range(len(pairs))], chosen
+
+
+def _quality(pairs: list[dict], decided: dict[int, bool], train: list[int], setting: tuple[int, float]) -> tuple:
+    """How good a setting is on the training pairs: precision reaching TARGET_PRECISION, then recall,
+    then precision, then the stricter setting."""
+    s = scores([(pairs[i]["label"] == "same", decided[i]) for i in train])
+    return (s.precision >= TARGET_PRECISION, s.recall, s.precision, setting[0], setting[1])
 
 
 def by_round(decided: list[tuple[dict, bool]]) -> str:

@@ -35,7 +35,8 @@ POOL_AHEAD = 2                 # batches in flight per worker (results wait in m
 MAX_CANDIDATES = 48            # leaders verified per text, nearest by MinHash Jaccard: keeps the work linear
 
 def shingles(toks: Iterable[str]) -> set[bytes]:
-    """Token bigrams (word bigrams in English, character bigrams in Chinese) as bytes; one shingle for a 1-token text."""
+    """Token bigrams (word bigrams in English, character bigrams in Chinese) as bytes; one shingle
+    for a 1-token text."""
     toks = list(toks)
     if len(toks) < 2:
         return {" ".join(toks).encode("utf-8")}

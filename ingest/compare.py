@@ -29,7 +29,8 @@ from pathlib import Path
 import snowballstemmer
 from rapidfuzz.distance import Indel
 
-MIN_SIMILARITY = 0.65          # below this token-sequence similarity two texts are never the same (fitted: bench/dedup_quality.py --folds 5)
+# below this token-sequence similarity two texts are never the same (fitted: bench/dedup_quality.py --folds 5)
+MIN_SIMILARITY = 0.65
 PLACEHOLDER = "~"
 
 _CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
@@ -408,7 +409,7 @@ def _chunks(ta, tb) -> list[tuple[int, int, int, int]]:
 
 def _is_name_swap(ca, ha, cb, hb) -> bool:
     """A Chinese card name on one side against ``~`` on the other (the card field named another card)."""
-    for chunk, hard, other in ((ca, ha, cb), (cb, hb, ca)):
+    for hard, other in ((ha, cb), (hb, ca)):
         if PLACEHOLDER in other and not [t for t in other if t not in _ZH_SOFT] and 2 <= len(hard) <= 8:
             run = "".join(hard)
             if (all(_CJK.match(t) for t in hard) and not any(g in run for g in _ZH_GENERIC)

@@ -24,9 +24,9 @@ from ingest.errors import UnknownMechanic
 from ingest.model import Entry
 
 try:
-    from re import _parser as _sre_parse          # Python 3.11+
+    from re import _parser as _sre_parse  # Python 3.11+
 except ImportError:                               # pragma: no cover - Python 3.10
-    import sre_parse as _sre_parse                # type: ignore[no-redef]
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 CARD_MASK = "\x00"
 
@@ -455,7 +455,7 @@ def find_mechanic(name: str) -> Mechanic | None:
     if not wanted:
         return None
     if re.search(r"[\u3400-\u9fff]", wanted):
-        from ingest.language import to_simplified     # Traditional names (飛行) resolve like Simplified
+        from ingest.language import to_simplified  # Traditional names (飛行) resolve like Simplified
         wanted = to_simplified(wanted)
     lowered = wanted.lower()
     as_id = re.sub(r"[\s_]+", "-", lowered)

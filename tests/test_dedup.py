@@ -107,7 +107,8 @@ def test_chinese_card_names_are_masked():
     a = "除非你能同时指定一个由你操控的生物和一个不由你操控的生物为目标，否则你不能施放难遏怒火。"
     b = "除非你能同时指定一个由你操控的生物和一个不由你操控的生物为目标，否则你不能施放蛮野重跺。"
     assert verdict(a, b, "难遏怒火", "蛮野重跺").same
-    assert not verdict("在双头巨人游戏中，~的异能会让对手队伍失去2点生命。", "在双头巨人游戏中，~的异能会让对手队伍失去4点生命。").same
+    assert not verdict("在双头巨人游戏中，~的异能会让对手队伍失去2点生命。",
+                       "在双头巨人游戏中，~的异能会让对手队伍失去4点生命。").same
 
 
 def _ruling(text, card, position):
@@ -188,8 +189,7 @@ def test_band_index_finds_the_candidates_of_datasketch_lsh(shared):
     before and after leaders are removed."""
     from datasketch import MinHash, MinHashLSH
 
-    from ingest.candidates import (LSH_THRESHOLD, LSH_WEIGHTS, NUM_PERM, BandIndex, shingles,
-                                   signature_bytes)
+    from ingest.candidates import LSH_THRESHOLD, LSH_WEIGHTS, NUM_PERM, BandIndex, shingles, signature_bytes
     from ingest.compare import compare_form, hard_tokens
     from ingest.normalise import normalise
 
@@ -263,7 +263,8 @@ def test_batch_signatures_are_datasketch_minhash_values(shared):
     from ingest.normalise import normalise
 
     rulings = read_file(shared / "realdata" / "mtgjson3-sets" / "XLN.json").rulings
-    rulings += read_file(shared / "realdata" / "zh-cn-release-notes-athenacykes" / "release_notes" / "faq_xln.docx").rulings
+    release_notes = shared / "realdata" / "zh-cn-release-notes-athenacykes" / "release_notes"
+    rulings += read_file(release_notes / "faq_xln.docx").rulings
     kept, _ = normalise(rulings)
     texts = sorted({r.match for r in kept})
     sets = [shingles(hard_tokens(compare_form(t))) for t in texts] + [shingles([]), shingles(["~"])]
@@ -334,14 +335,18 @@ def test_verifier_span_kinds():
                    "Lazav copies exactly what was printed on the original card.",
                    "God-Pharaoh's Gift", "Lazav, the Multifarious").same            # subject named another way
     assert verdict("If all its targets are illegal, the spell is countered and none of its effects happen.",
-                   "If all its targets are illegal, the spell doesn't resolve and none of its effects happen.").same
+                   "If all its targets are illegal, the spell doesn't resolve and none of its effects happen."
+                   ).same
     assert verdict("The converted mana cost of the spell remains unchanged, no matter what the total cost was.",
-                   "The mana value of the spell is determined only by its mana cost, no matter what the total cost was.").same
+                   "The mana value of the spell is determined only by its mana cost, no matter what the total "
+                   "cost was.").same
     assert not verdict("Target artifact you control gains indestructible until end of turn.",
                        "Target creature you control gains indestructible until end of turn.").same   # object type
     assert not verdict("If you control a Goblin, you may pay {1}.", "If you control a Knight, you may pay {1}.").same
     assert not verdict("Put the card into your graveyard.", "Put the card into your hand.").same          # zone
-    assert not verdict("Each opponent loses life equal to its power.", "Each player loses life equal to its power.").same
+    assert not verdict("Each opponent loses life equal to its power.",
+                       "Each player loses life equal to its power.").same
     assert not verdict("如果你操控生物，则此异能触发。", "如果你操控神器，则此异能触发。").same
-    assert not verdict("该生物获得警戒异能直到回合结束。", "该生物获得践踏异能直到回合结束。").same                 # mechanic
-    assert verdict("如果你以这种方式施放咒语，则你可以支付额外费用。", "如果你以这种方式施放牌，则你可以支付额外费用。").same
+    assert not verdict("该生物获得警戒异能直到回合结束。", "该生物获得践踏异能直到回合结束。").same      # mechanic
+    assert verdict("如果你以这种方式施放咒语，则你可以支付额外费用。",
+                   "如果你以这种方式施放牌，则你可以支付额外费用。").same

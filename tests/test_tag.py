@@ -241,6 +241,7 @@ def test_card_masking_equals_the_case_insensitive_regex(shared):
 def test_lowering_agrees_with_ignorecase_except_the_odd_characters():
     """The claims behind _candidates and _mask_name, checked on every code point."""
     import sys
+
     from ingest.tag import _CASE_ODD
     every = "".join(chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i < 0xE000)
     odd = set(_CASE_ODD.pattern.strip("[]"))
