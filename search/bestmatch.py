@@ -32,6 +32,7 @@ from whoosh.query.compound import CompoundQuery
 
 from ingest.errors import QueryError
 from search.analysis import TOKEN_PATTERN, fold, stem, terms
+from search.engine import listed, scores_of
 from search.terms import FUNCTION_WORDS_ZH, is_function_word, key_of, longest_key, meanings
 
 FUNCTION_WEIGHT = 0.15
@@ -77,7 +78,7 @@ class Unit:
 
 class BestMatch(CompoundQuery):
     """The best-match query node: units, then the meanings and mechanic tags that stand for some of
-    them (``covers``: unit numbers), then the proximity pairs; search/matching.py SegmentScores calls
+    them (``covers``: unit numbers), then the proximity pairs; search/engine/scoring.py SegmentScores calls
     ``combine_scores`` with each subquery's {docnum: score}.
 
     subqueries: [unit clauses..., cover clauses..., near clauses...]; units: how many unit clauses;
@@ -113,8 +114,12 @@ class BestMatch(CompoundQuery):
     def estimate_size(self, ixreader):
         return min(sum(q.estimate_size(ixreader) for q in self.subqueries[:self.units]), ixreader.doc_count_all())
 
-    def _matcher(self, subs, searcher, context):
-        return Or(self.subqueries).matcher(searcher, context)
+    def matcher(self, searcher, context=None):
+        """The best-match scores of one segment's documents as a matcher (Whoosh's public seam: a
+        ListMatcher of precomputed scores), each subquery scored by Whoosh's own matcher tree: what
+        Whoosh's collector reads on the engine's public path (search/engine/scoring.py whoosh_top)."""
+        parts = [scores_of(q, searcher, context) for q in self.subqueries]
+        return listed(self.combine_scores(parts, scores_of(self.other_language, searcher, scored=False)))
 
     def marked(self) -> Query:
         """The clauses whose words a snippet marks: content units and what covers them."""
