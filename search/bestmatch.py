@@ -27,13 +27,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from whoosh.query import And, Or, Phrase, Query, Term
+from whoosh.query import Or, Phrase, Query, Term
 from whoosh.query.compound import CompoundQuery
 
 from ingest.errors import QueryError
 from search.analysis import TOKEN_PATTERN, fold, stem, terms
 from search.engine import listed, scores_of
-from search.terms import FUNCTION_WORDS_ZH, is_function_word, key_of, longest_key, meanings
+from search.terms import FUNCTION_WORDS_ZH, key_of, longest_key, meanings
 
 FUNCTION_WEIGHT = 0.15
 MEANING_WEIGHT = 0.6
@@ -302,7 +302,7 @@ def word_units(words: list[str], vocabulary: dict[str, int]) -> list[tuple[str, 
             continue
         at = 0
         for run in _HAN.finditer(word):
-            from ingest.language import to_simplified     # opencc: only for a query with Han characters
+            from ingest.language import to_simplified  # opencc: only for a query with Han characters
             simplified = to_simplified(run.group())
             simplified = simplified if len(simplified) == len(run.group()) else run.group()
             before = bare(word[at:run.start()])
@@ -359,18 +359,27 @@ def mechanic_spans(units: list[tuple[str, bool]]) -> list[tuple[int, int, str]]:
 
 def mechanic_name_table() -> dict[str, str]:
     """Mechanic names as best match compares them (stems of the English words joined by spaces;
-    Chinese names as written) -> mechanic id, derived from ingest/data/mechanics.json
-    (search/data/names.json holds it made, scripts/derive_terms.py --names writes it)."""
-    import json
-    from importlib import resources
-    raw = json.loads(resources.files("ingest").joinpath("data/mechanics.json").read_text("utf-8"))
+    Chinese names as written) -> the id ingest/tag.py's resolver (find_mechanic, the one behind
+    ``--mechanic``, ``mechanic:`` and ``rulings mechanics NAME``) gives that name. The names: each
+    mechanic's printed name, id and Chinese names (ingest/data/mechanics.json), then every other name
+    the resolver knows (its forms that are plain words, the CR glossary's names); where two names share
+    a key, the first decides. search/data/names.json holds it made (scripts/derive_terms.py --names)."""
+    from ingest.tag import _spellings, find_mechanic, vocabulary
+
     names: dict[str, str] = {}
-    for mechanic in raw:
-        for name in (mechanic["name"], mechanic["id"].replace("-", " ")):
-            key = " ".join(stem(fold(w)) for w in re.findall(r"[\w'+/-]+", name) if w)
-            names.setdefault(key, mechanic["id"])
-        for zh in mechanic.get("zh", ()):
-            names.setdefault(zh, mechanic["id"])
+
+    def add(name: str, as_written: bool = False) -> None:
+        found = find_mechanic(name)
+        key = name if as_written else " ".join(stem(fold(w)) for w in re.findall(r"[\w'+/-]+", name) if w)
+        if found is not None and key:
+            names.setdefault(key, found.id)
+    for mechanic in vocabulary():
+        for name in (mechanic.name, mechanic.id.replace("-", " ")):
+            add(name)
+        for name in mechanic.zh:
+            add(name, as_written=True)
+    for spelling, _ in _spellings():
+        add(spelling)
     return names
 
 
