@@ -231,7 +231,8 @@ def learn_from_entries(entries: list[Entry], names: dict[str, dict[str, str]] | 
 
 
 def _by_card(entries: list[Entry], names: dict[str, dict[str, str]]):
-    """(entry of each ruling by id(), English rulings by (set, card key), Chinese rulings by (set, English card key))."""
+    """(entry of each ruling by id(), English rulings by (set, card key), Chinese rulings by (set, English card
+    key))."""
     entry_of: dict[int, Entry] = {}
     english: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
     chinese: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
@@ -299,7 +300,7 @@ def _link_general_notes(entries: list[Entry], entry_of: dict[int, Entry],
                     cards_of[entry_of[id(r)].id].add(card)
         votes: dict[int, Counter] = defaultdict(Counter)
         by_entry: dict[str, Ruling] = {}
-        for (code, card), rulings in english.items():
+        for (code, _card), rulings in english.items():
             if code != set_code:
                 continue
             recurring = [r for r in _distinct(rulings) if len(cards_of[entry_of[id(r)].id]) > 1]

@@ -321,22 +321,18 @@ def spelling_vocabulary(index_dir: Path) -> list[str]:
     Written by write_documents() beside the Whoosh folder; an update adds the
     words of the entries it writes and a full build starts afresh, so between
     full builds a word of a removed source can remain (as a Whoosh lexicon keeps
-    the terms of deleted documents until their segment is merged). An index made
-    before the file existed keeps its vocabulary in a ``spelling`` field, read
-    from there. index_dir: an index folder or a generation folder.
+    the terms of deleted documents until their segment is merged). index_dir: an
+    index folder or a generation folder. [] when the file is missing; raises
+    DamagedIndex when it cannot be read.
     """
     path = index_folder.live(index_dir) / SPELLING
     try:
         return path.read_text("utf-8").splitlines()
     except FileNotFoundError:
-        pass
+        return []
     except (OSError, UnicodeDecodeError) as err:
         raise DamagedIndex(f"{path}: cannot be read ({type(err).__name__}); "
                            "run 'rulings ingest --rebuild' with your sources") from None
-    with searcher(index_dir) as opened:
-        if "spelling" not in opened.schema:
-            return []
-        return [w.decode("utf-8") if isinstance(w, bytes) else w for w in opened.reader().lexicon("spelling")]
 
 
 def open_index(index_dir: Path):
@@ -361,7 +357,7 @@ def exists(index_dir: Path) -> bool:
 def all_entries(index_dir: Path) -> Iterator[dict]:
     """Every live entry in its JSON shape, in index order."""
     with searcher(index_dir) as opened:
-        for offset, reader, column in _entry_columns(opened):
+        for _, reader, column in _entry_columns(opened):
             deleted = reader.deleted_docs_set if reader.has_deletions() else ()
             for docnum in range(reader.doc_count_all()):
                 if docnum not in deleted:

@@ -35,10 +35,8 @@ from whoosh.query import (
     Every,
     Not,
     NullQuery,
-    FuzzyTerm,
     Or,
     Phrase,
-    Prefix,
     Query,
     Term,
 )
@@ -46,9 +44,10 @@ from whoosh.query import (
 from ingest.errors import QueryError
 from ingest.model import LANGUAGES
 from search import bestmatch, index
-from search.engine import DateRange, TermNotFound, Unscored, merge_matched_tokens, top
 from search.analysis import RulingsTokenizer, card_key, flagged_terms, fold, match_spans, stem, terms
+from search.engine import DateRange, TermNotFound, Unscored, merge_matched_tokens, top
 from search.languages import chinese_snippet_terms, field_for
+from search.terms import is_function_word
 
 # A user's code -> the language codes it selects: ``zh`` both scripts; the region-style codes people type
 # for Chinese (BCP 47 zh-CN/zh-SG simplified, zh-TW/zh-HK/zh-MO traditional) as their script.
@@ -92,7 +91,7 @@ def card_filter(name: str) -> Query:
 def mechanic_id(name: str) -> str:
     """The mechanic id a person means by name: ingest/tag.py resolve_mechanic(), the one resolver every
     command uses; raises UnknownMechanic (a QueryError) naming the closest ids."""
-    from ingest.tag import resolve_mechanic      # a mechanic filter only: not on a word search's path
+    from ingest.tag import resolve_mechanic  # a mechanic filter only: not on a word search's path
 
     return resolve_mechanic(name)
 
@@ -637,7 +636,7 @@ def _units(searcher, made_by, words: list[tuple[str, bool]], vocabulary: dict[st
                 continue
             clause = Or(list(found))
         seen[word, chinese] = len(units)
-        function = bestmatch.is_function_word(fold(word) if not chinese else word)
+        function = is_function_word(fold(word) if not chinese else word)
         units.append(bestmatch.Unit(bestmatch.unit_key(word, chinese), clause,
                                     bestmatch.FUNCTION_WEIGHT if function else 1.0, not function,
                                     bestmatch.idf(searcher, clause), chinese, word))
@@ -923,7 +922,7 @@ class Snippets:
             found = (self.marked.existing_terms(self.results.searcher.reader(), fieldname=field, expand=True)
                      if self.marked is not None else self.results.query_terms(expand=True, fieldname=field))
             words = (from_bytes(term) for _, term in found)
-            self.words[field] = frozenset(w for w in words if self.marked is None or not bestmatch.is_function_word(w))
+            self.words[field] = frozenset(w for w in words if self.marked is None or not is_function_word(w))
         return self.words[field]
 
 

@@ -7,6 +7,7 @@ import click
 from search import catalog
 from search.commands.options import index_option, json_text, ready_index
 
+
 @click.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @index_option

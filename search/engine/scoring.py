@@ -45,6 +45,7 @@ from whoosh.searching import Results, Searcher
 from search.engine import version
 from search.engine.reading import LENGTH_OF_BYTE, loaded_lengths, memo
 
+
 def with_lengths_in_memory(matcher, perdoc: W3PerDocReader):
     """The matcher tree with each posting list's scorer reading document lengths straight from memory.
 
