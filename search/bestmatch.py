@@ -387,7 +387,7 @@ def mechanic_name_table() -> dict[str, str]:
 def _names() -> dict:
     """search/data/names.json: {"mechanics": mechanic_name_table(), "cards": card_name_table()[0]}, made
     once by scripts/derive_terms.py --names, so that a cold search reads it instead of deriving it
-    (about 35 ms); tests/test_bestmatch.py checks it is what the functions derive today."""
+    (and never imports ingest/tag.py); tests/test_bestmatch.py checks it is what the functions derive today."""
     import json
     from importlib import resources
     return json.loads(resources.files("search").joinpath("data", "names.json").read_text("utf-8"))

@@ -79,10 +79,10 @@ class EntryColumn(COLUMN):
     """The field of an entry's JSON text (UTF-8) in a column of its own: Whoosh's VarBytesColumn with
     its offsets written, so a hit's entry is a slice of the mapped segment file (entry_texts()).
 
-    Whoosh's stored fields keep a document's values as one pickled dict, zlib-compressed: reading a
-    hit's entry there cost its decompression and unpickling (about 10 µs of a hit's 20 µs with the
-    JSON decoding). A lone surrogate (a source path's undecodable byte, as Python keeps it) is
-    written as its JSON escape, which reads back as the same text.
+    Whoosh's stored fields keep a document's values as one pickled dict, zlib-compressed, so reading a
+    hit's entry there costs its decompression and unpickling. A lone surrogate (a source path's
+    undecodable byte, as Python keeps it) is written as its JSON escape, which reads back as the same
+    text.
     """
 
     def __init__(self):

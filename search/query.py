@@ -1185,18 +1185,6 @@ def entries_for_card(index_dir: Path, name: str) -> list[dict]:
     return list(seen.values())
 
 
-def card_suggestions(index_dir: Path, name: str, limit: int = 3) -> list[str]:
-    """Closest card names in the index for a name that matched none."""
-    key = card_key(name)
-    names: dict[str, str] = {}
-    for entry in index.all_entries(index_dir):
-        for card in entry["cards"]:
-            names.setdefault(card_key(card), card)
-    from rapidfuzz import fuzz, process
-    found = process.extract(key, list(names), scorer=fuzz.ratio, limit=limit, score_cutoff=60)
-    return [names[k] for k, _, _ in found]
-
-
 # ---------------------------------------------------------------- ids and mechanics
 
 

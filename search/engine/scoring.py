@@ -77,8 +77,7 @@ def without_boost_wrappers(matcher):
     Whoosh wraps the posting list of a boosted term (``variants:word^0.3``,
     ``cards:word^0.8``: every bare word, index.searched_fields()) in a
     WrappingMatcher that multiplies its score, and every step of the list then
-    passes through the wrapper (17 % of a word query's calls at a million
-    rulings). The list's scorer multiplies instead (``_BoostedScorer``): the same
+    passes through the wrapper. The list's scorer multiplies instead (``_BoostedScorer``): the same
     product, so the same scores. Binary matchers (``a``/``b``) and wrappers
     (``child``) are walked; other matchers are left as they are. Returns the new
     root (the root itself may have been a boost wrapper).

@@ -345,16 +345,16 @@ _POSITIONS = TermPositions()
 class FlushCodec(W3Codec):
     """Whoosh's W3 codec with two costs of a segment flush removed; segments are plain W3 ones.
 
-    Postings blocks are written uncompressed (compression 0: zlib took a quarter
-    of the flush, and readers then skip the decompression; a block records its
-    own compression, so older compressed segments still read). And the flush
+    Postings blocks are written uncompressed (compression 0: readers then skip
+    the decompression; a block records its own compression, so compressed
+    segments still read). And the flush
     asks, for every posting, the length of its field in its document
     (whoosh-reloaded 2.7.5 codec/base.py add_postings): W3PerDocReader answers
     from the length column one document at a time, or, for fields that keep no
     lengths (ID, KEYWORD), by looking on disk for the missing column file each
     time; here each field's lengths are loaded once per flush (_FlushLengths).
-    Posting data is pickled at POSTINGS_PROTOCOL, which readers unpickle six times
-    faster than Whoosh's protocol 2 (_FlushPostingsWriter).
+    Posting data is pickled at POSTINGS_PROTOCOL, which readers unpickle faster
+    than Whoosh's protocol 2 (_FlushPostingsWriter).
     New segments record a plain W3Codec, so nothing of ours is pickled into the
     index's table of contents.
     """
@@ -373,10 +373,9 @@ class FlushCodec(W3Codec):
                                     compression=self._compression, inlinelimit=self._inlinelimit)
 
 
-# The pickle protocol of posting blocks' data. Whoosh writes protocol 2, which
-# has no opcode for bytes: each posting's value (its encoded positions) was unpickled by a call of
-# codecs.encode, six times the rest of reading a block (29 vs 4.8 us for 128 postings). Readers take
-# any protocol (pickle.loads).
+# The pickle protocol of posting blocks' data. Whoosh writes protocol 2, which has no opcode for bytes:
+# each posting's value (its encoded positions) would be unpickled by a call of codecs.encode, most of
+# reading a block. Readers take any protocol (pickle.loads).
 POSTINGS_PROTOCOL = 3
 
 
