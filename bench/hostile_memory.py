@@ -146,7 +146,8 @@ def account(index_dir: Path, expected: dict[Path, tuple[str, object]], read: int
             lost.append(f"{fmt} export holds {sorted(map(hex, map(ord, raw)))} or the script or escape text")
     variants = sum(len(json.loads(line)["variants"]) for line in exported["jsonl"].splitlines()[1:])
     print(f"  export: {variants} variants of {read} rulings read; no control character, script or escape "
-          f"payload in jsonl, json, csv, md, html: {'yes' if not lost or all('export' not in x for x in lost) else 'NO'}")
+          "payload in jsonl, json, csv, md, html: "
+          f"{'yes' if not lost or all('export' not in x for x in lost) else 'NO'}")
     if variants != read:
         lost.append(f"the export holds {variants} variants of {read} rulings read")
     return lost
@@ -239,7 +240,8 @@ def main() -> None:
     sources = [str(folder)]
     if (args.shared / "realdata").is_dir():
         damaged = work / "damaged"
-        expected |= {damaged / name: outcome for name, outcome in hostile_files.build_damaged(damaged, args.shared).items()}
+        built = hostile_files.build_damaged(damaged, args.shared)
+        expected |= {damaged / name: outcome for name, outcome in built.items()}
         sources += [str(damaged), str(args.shared / "seeds")]
     else:
         print(f"{args.shared} has no realdata/: only the hostile folder of issue 10 is ingested")
@@ -265,7 +267,8 @@ def main() -> None:
     if args.limits:
         print("reading one file at each size limit, each in a fresh process:")
         reader = "import resource, sys; from pathlib import Path; from ingest.read import read_file; " \
-                 "r = read_file(Path(sys.argv[1])); print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024); " \
+                 "r = read_file(Path(sys.argv[1])); " \
+                 "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024); " \
                  "print(len(r.rulings), 'rulings;', r.skipped or r.rejected or '')"
         for what, path in limit_files(work / "limits").items():
             started = time.perf_counter()

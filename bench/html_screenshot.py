@@ -32,7 +32,8 @@ DOCS = {
     "b.txt": "Evolution Sage\n\n04/02/2023\n\nTo proliferate, you can choose any permanent that has a counter — "
              "including ones controlled by opponents.\n\n01/01/2020\n\nWhenever you proliferate, evolve doesn’t "
              "trigger • it checks “power” and ‘toughness’ only.\n",
-    "c.txt": "巡逻和平使者\n\n01/03/2019\n\nA creature with evolve compares power to power and toughness to toughness.\n",
+    "c.txt": "巡逻和平使者\n\n01/03/2019\n\n"
+             "A creature with evolve compares power to power and toughness to toughness.\n",
 }
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--no-first-run", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]

@@ -109,6 +109,7 @@ def bm25s_ranks(entries: list[dict], queries: list[dict]) -> list[int | None]:
     import bm25s
     import jieba
     import Stemmer
+
     from search.index import search_texts
     jieba.setLogLevel(60)
     stemmer = Stemmer.Stemmer("english")

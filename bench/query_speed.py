@@ -22,6 +22,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from run import make_queries, percentiles  # noqa: E402
+
 from ingest.errors import RulingsError  # noqa: E402
 from search import index, query  # noqa: E402
 

@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 import httpx  # noqa: E402
-
 from run import make_queries, percentiles  # noqa: E402
+
 from search import index  # noqa: E402
 
 SHARED = ROOT.parent / "shared"

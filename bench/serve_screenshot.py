@@ -18,10 +18,11 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from corpus import corpus_files  # noqa: E402
-from search import catalog  # noqa: E402
 from serving import Server  # noqa: E402
 from test_serve_browser import ARGS, CHROMIUM  # noqa: E402
+
+from corpus import corpus_files  # noqa: E402
+from search import catalog  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

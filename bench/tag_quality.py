@@ -69,7 +69,7 @@ def read_items(path: Path) -> list[dict]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as err:
-            raise SystemExit(f"Error: {path}:{number}: not JSON ({err.msg})")
+            raise SystemExit(f"Error: {path}:{number}: not JSON ({err.msg})") from None
         if not isinstance(row, dict) or "text" not in row:
             raise SystemExit(f"Error: {path}:{number}: not a tagged ruling")
         rows.append(row)

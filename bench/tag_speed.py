@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import ingest.tag  # noqa: E402
 from ingest.pipeline import build_entries  # noqa: E402
 from ingest.read import read_file, walk  # noqa: E402
-import ingest.tag  # noqa: E402
 from ingest.tag import mechanics_in, tag  # noqa: E402
 
 REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"

@@ -1,26 +1,34 @@
 """Run the ingest stages in order: normalise -> dedup -> ids -> tag -> translation links.
 
-Reading is separate (ingest/read.py) so that callers can cache parsed sources.
+update_corpus() is the pipeline, incremental over a Corpus kept between ingests; build_entries() runs
+it on rulings alone. Reading is separate (ingest/read.py) so that callers can cache parsed sources;
+how a run uses processes, the garbage collector and memory is ingest/runtime.py.
 """
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import time
 from collections import Counter
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable
 
 from ingest.candidates import form_workers
-from ingest.dedup import MAX_RELATED, Grouper, dedup, rank, rank_order, relink, text_key
 from ingest.controls import without_controls
-from ingest.language import decided_languages, declared_disagrees, detect_languages, remember_decisions
+from ingest.dedup import MAX_RELATED, Grouper, rank, rank_order, text_key
+from ingest.language import declared_disagrees, remember_decisions
 from ingest.model import Entry, Related, Ruling, Translation
 from ingest.normalise import Rejection, fold, normalise, text_words
-from ingest.tag import mechanics_of_keys, tag, tag_key
-from ingest.translate import learn_from_entries, link_rulings, link_translations
+from ingest.runtime import (  # noqa: F401 (gc_paused, release_free_memory, share_strings: the pipeline's API)
+    gc_paused,
+    languages_in_workers,
+    release_free_memory,
+    share_strings,
+    tags_in_workers,
+)
+from ingest.tag import tag
+from ingest.translate import learn_from_entries, link_rulings
 
 
 @dataclass
@@ -36,84 +44,27 @@ class PipelineResult:
         return dict(Counter(r.reason for r in self.rejections))
 
 
-@contextmanager
-def gc_paused():
-    """Pause Python's cyclic garbage collector for a pipeline run (reference counting still frees memory).
-
-    The stages hold millions of live objects (rulings, comparison forms, LSH
-    tables) and create almost no reference cycles, yet each full (generation 2)
-    collection walks every live object: with the collector on, a million-ruling
-    ingest spends a growing share of its time in collections that free nothing.
-    The objects alive on entry are frozen (gc.freeze) so later collections skip
-    them. On exit the objects made meanwhile are frozen too before all are
-    unfrozen into the oldest generation, so that the next young collection does
-    not walk everything the run made. Usable as a decorator (``@gc_paused()``).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.unfreeze()
-        if was_enabled:
-            gc.enable()
-
-
-def release_free_memory() -> bool:
-    """Give the C heap's free pages back to the system (glibc ``malloc_trim(0)``; a memory saving).
-
-    Python returns its small-object arenas to the system when they empty, but
-    larger blocks (big lists, dict tables, long texts) come from
-    the C heap, whose freed pages stay resident in the process: after dedup frees
-    its tables the process would keep them while the entries are made, and every
-    Whoosh worker forked later counts them again in its resident size. Values
-    are untouched. Returns False where there is no glibc (then it does nothing).
-    """
-    global _malloc_trim
-    if _malloc_trim is None:
-        try:
-            import ctypes
-            _malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            _malloc_trim = False
-    if not _malloc_trim:
-        return False
-    _malloc_trim(0)
-    return True
-
-
-_malloc_trim = None
-
-
-@gc_paused()
 def build_entries(rulings: list[Ruling], previous_ids: dict[tuple, str] | None = None,
                   aliases: dict[str, list[str]] | None = None,
                   timings: dict[str, float] | None = None) -> PipelineResult:
-    """Turn rulings into tagged entries with stable ids.
+    """Turn rulings into tagged entries with stable ids: update_corpus() of a new Corpus given the
+    rulings as one source (what a first ``rulings ingest`` runs), without an index.
 
     previous_ids maps a variant key (Ruling.key()) to the id its entry had in the
     index before; ids carried by an ingested export (Ruling.entry_id) count too.
     An entry keeps a previous id of its variants (the one most variants carry,
     then the smallest); merged-away ids become aliases (PRODUCT.md, "Ids").
-    timings, when given, receives the wall seconds of each stage (normalise,
-    dedup, ids, tag) for the benchmarks.
+    timings, when given, receives the wall seconds of each step (update_corpus's).
+    Entries come in the order of their groups; the rulings are normalised in place.
     """
-    clock = _Clock(timings)
-    kept, rejections = normalise(rulings)
-    clock.lap("normalise")
-    entries = dedup(kept)
-    clock.lap("dedup")
-    content_ids = [entry.id for entry in entries]
-    assign_ids(entries, previous_ids or {}, aliases or {})
-    relink(entries, {old: entry.id for old, entry in zip(content_ids, entries)})
-    clock.lap("ids")
-    tag(entries)
-    clock.lap("tag")
-    link_translations(entries)
-    mismatches = [r for r in kept if declared_disagrees(r.declared_lang, r.lang)]
-    return PipelineResult(entries, rejections, mismatches)
+    update = update_corpus(Corpus(), {}, {0: rulings}, _nothing_stored, everything=True, timings=timings,
+                           previous_ids=previous_ids, aliases=aliases)
+    return PipelineResult(update.entries, update.rejections.get(0, []), update.mismatches.get(0, []))
+
+
+def _nothing_stored(refs: list) -> dict:
+    """The fetch of a corpus that has stored nothing yet."""
+    return {}
 
 
 class _Clock:
@@ -252,8 +203,14 @@ def _same_text(ruling: Ruling) -> tuple[str, bytes]:
 @gc_paused()
 def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[int, list[Ruling]],
                   fetch: Callable[[list[Ref]], dict[Ref, Ruling]], everything: bool = False,
-                  timings: dict[str, float] | None = None) -> Update:
-    """Apply removed and added sources to the corpus; only what they touch is re-formed.
+                  timings: dict[str, float] | None = None, previous_ids: dict[tuple, str] | None = None,
+                  aliases: dict[str, list[str]] | None = None) -> Update:
+    """Apply removed and added sources to the corpus; only what they touch is re-formed. The one
+    pipeline: ``rulings ingest``, ``remove`` and ``update`` (search/catalog.py) and build_entries().
+
+    Its steps, each timed into timings (wall seconds by step: remove, normalise, dedup, ids, tag,
+    translate): forget_removed, normalise_added, place_texts, group_texts (dedup), make_entries (ids),
+    tag (ingest/tag.py), remember_entries, link_translations_of.
 
     removed: source number -> the normalised rulings stored for it (as stored by
     a former update); added: source number -> rulings as read (card names
@@ -265,27 +222,77 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     translation links recomputed over the entries of the sets that hold Chinese
     rulings when a touched entry is in such a set. Ids: an existing entry keeps
     its id; a new one takes the id its variants had (removed in this update,
-    or carried in an export), else its content id (PRODUCT.md "Ids").
+    or carried in an export, or given in previous_ids), else its content id (PRODUCT.md "Ids");
+    aliases: id -> aliases it already has.
     everything: rewrite every entry (the Whoosh index is being rebuilt).
     A large update (candidates.form_workers, counting the added rulings) runs worker processes from the
     start: they detect the added texts' languages while the corpus words are counted here, then form
     dedup's texts and tag the rulings.
     """
     with form_workers(sum(len(rulings) for rulings in added.values())) as workers:
-        return _update_corpus(corpus, removed, added, fetch, everything, timings, workers)
+        return _update_corpus(corpus, removed, added, fetch, everything, timings, workers, previous_ids, aliases)
 
 
 def _update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[int, list[Ruling]],
                    fetch: Callable[[list[Ref]], dict[Ref, Ruling]], everything: bool,
-                   timings: dict[str, float] | None, workers) -> Update:
-    """update_corpus() with its worker processes (a multiprocessing Pool), or None."""
+                   timings: dict[str, float] | None, workers, previous_ids: dict[tuple, str] | None = None,
+                   aliases: dict[str, list[str]] | None = None) -> Update:
+    """update_corpus() with its worker processes (a multiprocessing Pool), or None: its steps in order."""
     clock = _Clock(timings)
+    run = _Run(corpus, fetch, _Pool(added), dict(previous_ids or {}), dict(aliases or {}))
+    forget_removed(run, removed)
+    clock.lap("remove")
+    kept, kept_refs, rejections, mismatches = normalise_added(run, added, workers)
+    changed_sets = _set_codes(kept) | _set_codes(r for rulings in removed.values() for r in rulings)
+    clock.lap("normalise")
+    placed = place_texts(run, kept, kept_refs)
+    del kept, kept_refs
+    # the update's workers, or (removed sources leave texts to place again) workers for this many texts
+    with nullcontext(workers) if workers is not None else form_workers(len(placed)) as workers:
+        group_texts(run, placed, everything, workers)
+        del placed
+        clock.lap("dedup")
+        # the added rulings' tags are found in the workers while the entries are made here
+        tagging = tags_in_workers(workers, added) if workers is not None else None
+        entries = make_entries(run)
+        clock.lap("ids")
+        tag(list(entries.values()), tagging() if tagging is not None else None)
+    new_groups = remember_entries(run, entries)
+    clock.lap("tag")
+    rewrite = link_translations_of(run, entries, new_groups, changed_sets, everything)
+    clock.lap("translate")
+    live = {i.id for i in corpus.info.values()}
+    deleted = sorted({i.id for i in run.old_info.values()} - live)
+    return Update([rewrite[g] for g in sorted(rewrite)], deleted, rejections, mismatches)
+
+
+@dataclass
+class _Run:
+    """What the steps of one update hand on: the corpus, the stored rulings (fetch) and the added ones
+    (pool); previous_ids (variant key -> the id its entry had) and old_aliases (id -> aliases) for the
+    ids of entries formed anew; touched: group numbers to make again; orphans: texts whose group
+    dissolved (text key -> old group); old_info: the GroupInfo of dissolved groups; zh_before: the set
+    codes holding Chinese rulings before; ids: group number -> entry id after the update."""
+
+    corpus: Corpus
+    fetch: Callable[[list[Ref]], dict[Ref, Ruling]]
+    pool: _Pool
+    previous_ids: dict[tuple, str]
+    old_aliases: dict[str, list[str]]
+    touched: set[int] = field(default_factory=set)
+    orphans: dict = field(default_factory=dict)
+    old_info: dict[int, GroupInfo] = field(default_factory=dict)
+    zh_before: frozenset[str] = frozenset()
+    ids: dict[int, str] = field(default_factory=dict)
+
+
+def forget_removed(run: _Run, removed: dict[int, list[Ruling]]) -> None:
+    """Take the removed sources' rulings out of the corpus: word counts, text keys and refs; groups that
+    lose a text are touched, groups left without texts dissolve (their texts become orphans)."""
+    corpus = run.corpus
     grouper, info = corpus.grouper, corpus.info
-    zh_before = frozenset().union(*(i.zh_sets for i in info.values())) if info else frozenset()
-    # forget removed rulings
-    previous_ids: dict[tuple, str] = {}
+    run.zh_before = _zh_sets(info.values())
     dead: list[tuple[str, str]] = []
-    touched: set[int] = set()
     for rulings in removed.values():
         count_copies(corpus, rulings, -1)
     for number, rulings in removed.items():
@@ -300,25 +307,30 @@ def _update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict
             refs.remove((number, index))
             group = grouper.group_of.get(key)
             if group is not None:
-                previous_ids[ruling.key()] = info[group].id
-                touched.add(group)
+                run.previous_ids[ruling.key()] = info[group].id
+                run.touched.add(group)
             if not refs:
                 del corpus.refs[key]
                 dead.append(key)
             if corpus.same_text.get(same) == key and key not in corpus.refs:
                 del corpus.same_text[same]
     corpus.words = +corpus.words
-    lost, dissolved, orphans = grouper.remove(dead)
-    touched |= lost
-    touched -= dissolved
-    old_info = {g: info.pop(g) for g in dissolved}
-    old_aliases = {i.id: list(i.aliases) for i in old_info.values() if i.aliases}
-    clock.lap("remove")
-    # normalise what was added
-    pool = _Pool(added)
+    lost, dissolved, run.orphans = grouper.remove(dead)
+    run.touched |= lost
+    run.touched -= dissolved
+    run.old_info = {g: info.pop(g) for g in dissolved}
+    run.old_aliases.update({i.id: list(i.aliases) for i in run.old_info.values() if i.aliases})
+
+
+def normalise_added(run: _Run, added: dict[int, list[Ruling]], workers
+                    ) -> tuple[list[Ruling], list[Ref], dict[int, list[Rejection]], dict[int, list[Ruling]]]:
+    """Normalise the added rulings in place with the corpus word counts (languages detected in the
+    workers when there are any); returns (kept rulings, their refs, rejections and language
+    mismatches by source number)."""
+    corpus = run.corpus
     # lingua's earlier answers: a re-read or changed file does not load its models again for known texts
     corpus.languages = remember_decisions(getattr(corpus, "languages", None) or {})
-    detecting = _languages_in_workers(workers, added) if workers is not None else None
+    detecting = languages_in_workers(workers, added) if workers is not None else None
     for rulings in added.values():
         count_copies(corpus, rulings, +1)
     languages = detecting() if detecting is not None else None
@@ -344,65 +356,83 @@ def _update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict
             kept_refs.append((number, index))
             if declared_disagrees(ruling.declared_lang, ruling.lang):
                 mismatches.setdefault(number, []).append(ruling)
-    del shared, languages
-    changed_sets = {r.set_code.upper() for r in kept if r.set_code}
-    changed_sets |= {r.set_code.upper() for rulings in removed.values() for r in rulings if r.set_code}
-    clock.lap("normalise")
-    # place the texts: orphans and new texts in rank order
-    orphan_rulings = fetch([ref for key in orphans for ref in corpus.refs[key]])
+    return kept, kept_refs, rejections, mismatches
+
+
+def place_texts(run: _Run, kept: list[Ruling], kept_refs: list[Ref]) -> list[tuple[str, str]]:
+    """Record the kept rulings under their text keys; returns the text keys to group (orphans and new
+    texts), in rank order. A text already in a group touches that group."""
+    corpus, orphans = run.corpus, run.orphans
+    orphan_rulings = run.fetch([ref for key in orphans for ref in corpus.refs[key]])
     best: dict[tuple[str, str], tuple | None] = {}
     for key, old in orphans.items():
         best[key] = min(rank(orphan_rulings[ref]) for ref in corpus.refs[key])
         for ref in corpus.refs[key]:
-            previous_ids[orphan_rulings[ref].key()] = old_info[old].id
+            run.previous_ids[orphan_rulings[ref].key()] = run.old_info[old].id
+    group_of = corpus.grouper.group_of
     for i in rank_order(kept):
         ruling = kept[i]
         same = _same_text(ruling)
         key = corpus.same_text.setdefault(same, (same[0], ruling.match))
         corpus.refs.setdefault(key, []).append(kept_refs[i])
-        if key in grouper.group_of:
-            touched.add(grouper.group_of[key])
+        if key in group_of:
+            run.touched.add(group_of[key])
         elif key not in best:
             # without orphans the first appearance in rank order is already the order by best rank,
             # so no rank tuple need be kept per text (memory and time at a million rulings)
             best[key] = rank(ruling) if orphans else None
-    del kept, kept_refs, orphan_rulings
-    # the update's workers, or (removed sources leave texts to place again) workers for this many texts
-    with nullcontext(workers) if workers is not None else form_workers(len(best)) as workers:
-        touched |= grouper.add(sorted(best, key=best.get) if orphans else list(best), workers)
-        del best
-        grouper.release_tables()          # the LSH tables and leader forms are rebuilt when next needed
-        if everything:
-            touched = set(grouper.groups)
-        release_free_memory()              # what dedup freed goes back before entries are made
-        clock.lap("dedup")
-        # the added rulings' tags are found in the workers while the entries are made here
-        tagging = _tag_in_workers(workers, added) if workers is not None else None
-        # build the touched entries
-        entries = _materialize(corpus, sorted(touched), pool, fetch)
-        fresh = [entries[g] for g in sorted(entries) if g not in info]
-        taken = {i.id for g, i in info.items()}
-        assign_ids(fresh, previous_ids, old_aliases, taken)
-        for g, entry in entries.items():
-            if g in info:
-                entry.id, entry.aliases = info[g].id, list(info[g].aliases)
-        ids = {g: (entries[g].id if g in entries else i.id) for g, i in info.items()}
-        ids.update({g: e.id for g, e in entries.items()})
-        for g, entry in entries.items():
-            entry.related = _related(grouper.links.get(g, {}), ids)
-        clock.lap("ids")
-        tag(list(entries.values()), tagging() if tagging is not None else None)
-    before = {g: info[g] for g in entries if g in info}
+    return sorted(best, key=best.get) if orphans else list(best)
+
+
+def group_texts(run: _Run, placed: list[tuple[str, str]], everything: bool, workers) -> None:
+    """Dedup: group the placed texts (ingest/dedup.py Grouper.add); everything: touch every group."""
+    grouper = run.corpus.grouper
+    run.touched |= grouper.add(placed, workers)
+    grouper.release_tables()          # the LSH tables and leader forms are rebuilt when next needed
+    if everything:
+        run.touched = set(grouper.groups)
+    release_free_memory()              # what dedup freed goes back before entries are made
+
+
+def make_entries(run: _Run) -> dict[int, Entry]:
+    """The touched groups' entries with their ids (kept, carried or content ids) and Related links."""
+    info = run.corpus.info
+    entries = _materialize(run.corpus, sorted(run.touched), run.pool, run.fetch)
+    fresh = [entries[g] for g in sorted(entries) if g not in info]
+    taken = {i.id for g, i in info.items()}
+    assign_ids(fresh, run.previous_ids, run.old_aliases, taken)
+    for g, entry in entries.items():
+        if g in info:
+            entry.id, entry.aliases = info[g].id, list(info[g].aliases)
+    run.ids = {g: (entries[g].id if g in entries else i.id) for g, i in info.items()}
+    run.ids.update({g: e.id for g, e in entries.items()})
+    links = run.corpus.grouper.links
+    for g, entry in entries.items():
+        entry.related = _related(links.get(g, {}), run.ids)
+    return entries
+
+
+def remember_entries(run: _Run, entries: dict[int, Entry]) -> list[int]:
+    """Keep each made entry's GroupInfo in the corpus; returns the groups that are new."""
+    info = run.corpus.info
+    new_groups = [g for g in entries if g not in info]
     alike: dict = {}
     for g, entry in entries.items():
         info[g] = _info(entry, alike)
-    del alike
-    clock.lap("tag")
-    zh_after = frozenset().union(*(i.zh_sets for i in info.values())) if info else frozenset()
-    new_groups = [g for g in entries if g not in before]
-    moved = changed_sets | set().union(*(i.sets for i in old_info.values()), *(info[g].sets for g in new_groups))
+    return new_groups
+
+
+def link_translations_of(run: _Run, entries: dict[int, Entry], new_groups: list[int], changed_sets: set[str],
+                         everything: bool) -> dict[int, Entry]:
+    """Translation links (ingest/translate.py): pairs are formed again within the sets whose rulings or
+    entries moved and hold Chinese rulings (every such set when everything, or when no lexicon was
+    learnt yet); returns every entry to write (group -> entry) with its translations set."""
+    corpus, pool, fetch, ids = run.corpus, run.pool, run.fetch, run.ids
+    info, grouper = corpus.info, corpus.grouper
+    zh_after = _zh_sets(info.values())
+    moved = changed_sets | set().union(*(i.sets for i in run.old_info.values()), *(info[g].sets for g in new_groups))
     rewrite = dict(entries)
-    redo = set(zh_after) if everything or corpus.lexicon is None else moved & (zh_before | zh_after)
+    redo = set(zh_after) if everything or corpus.lexicon is None else moved & (run.zh_before | zh_after)
     if redo:
         # pairs are formed within one set, so only the sets whose rulings or entries moved are linked again
         universe = [g for g, i in info.items() if i.sets & redo]
@@ -442,79 +472,16 @@ def _update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict
     rewrite.update(more)
     for g, entry in rewrite.items():
         entry.translations = [Translation(*t) for t in info[g].translations]
-    clock.lap("translate")
-    live = {i.id for i in info.values()}
-    deleted = sorted({i.id for i in old_info.values()} - live)
-    return Update([rewrite[g] for g in sorted(rewrite)], deleted, rejections, mismatches)
+    return rewrite
 
 
-TAG_BATCH = 2048       # rulings tagged per task in the worker processes
-LANGUAGE_BATCH = 2048  # texts whose language is detected per task in the worker processes
+def _zh_sets(infos) -> frozenset[str]:
+    """The set codes of the entries' Chinese variants (GroupInfo.zh_sets), together."""
+    return frozenset().union(*(i.zh_sets for i in infos))
 
 
-def _languages_in_workers(workers, added: dict[int, list[Ruling]]) -> Callable[[], dict[str, str | None]]:
-    """Start detecting the language of every distinct added text that lingua has not decided before
-    in the worker processes (language.detect_languages, LANGUAGE_BATCH texts a task); returns a
-    function that waits for the results and gives them as normalise()'s ``languages``, after
-    remembering lingua's answers in this process (language.decided_languages) as detecting here would."""
-    decided = decided_languages()
-    texts = list(dict.fromkeys(r.text for rulings in added.values() for r in rulings if r.text not in decided))
-    starts = range(0, len(texts), LANGUAGE_BATCH)
-    tasks = [workers.apply_async(detect_languages, (texts[start:start + LANGUAGE_BATCH],)) for start in starts]
-
-    def results() -> dict[str, str | None]:
-        found: dict[str, str | None] = {}
-        codes: dict[str | None, str | None] = {}       # one object per language code, not one per text
-        for start, task in zip(starts, tasks):
-            for text, (code, by_lingua) in zip(texts[start:start + LANGUAGE_BATCH], task.get()):
-                code = found[text] = codes.setdefault(code, code)
-                if by_lingua:
-                    decided[text] = code
-        return found
-    return results
-
-
-def _tag_in_workers(workers, added: dict[int, list[Ruling]]) -> Callable[[], dict]:
-    """Start tagging every distinct tag_key of the added, kept rulings in the worker processes
-    (tag.mechanics_of_keys, TAG_BATCH keys a task); returns a function that waits for the
-    results and gives them as tag()'s ``known`` (tag_key -> mechanics)."""
-    keys = list(dict.fromkeys(tag_key(r) for rulings in added.values() for r in rulings if r.match))
-    tasks = [workers.apply_async(mechanics_of_keys, (keys[start:start + TAG_BATCH],))
-             for start in range(0, len(keys), TAG_BATCH)]
-
-    def results() -> dict:
-        return dict(zip(keys, (found for task in tasks for found in task.get())))
-    return results
-
-
-def share_strings(rulings: list[Ruling], table: dict, normalised: bool = False) -> None:
-    """Make equal string values of the rulings' fields one object (in place; a memory saving).
-
-    Rulings arrive from the readers (and from worker processes, through pickle)
-    with a string object per ruling and field, although most values repeat: a
-    few hundred set codes and dates, a card name and oracle id per printing, and
-    the same text on every printing of a card (about 4 rulings per entry at a
-    million rulings). table maps a value to the object kept for it (one table
-    per ingest); values are equal before and after, so nothing downstream
-    changes. normalised=False: the fields as read (text, date, set code, card,
-    oracle id, publisher, declared language); True: the fields normalise()
-    fills (match, repaired_text).
-    """
-    keep = table.setdefault
-    if normalised:
-        for r in rulings:
-            r.match = keep(r.match, r.match)
-            if r.repaired_text is not None:
-                r.repaired_text = keep(r.repaired_text, r.repaired_text)
-        return
-    for r in rulings:
-        r.text = keep(r.text, r.text)
-        r.date = keep(r.date, r.date)
-        r.set_code = keep(r.set_code, r.set_code)
-        r.card = keep(r.card, r.card)
-        r.oracle_id = keep(r.oracle_id, r.oracle_id)
-        r.publisher = keep(r.publisher, r.publisher)
-        r.declared_lang = keep(r.declared_lang, r.declared_lang)
+def _set_codes(rulings) -> set[str]:
+    return {r.set_code.upper() for r in rulings if r.set_code}
 
 
 class _Pool:

@@ -36,10 +36,10 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from xml.etree import ElementTree
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
+from xml.etree import ElementTree
 
 from ingest.controls import without_controls
 from ingest.errors import NoRulings, ReadError
@@ -217,7 +217,8 @@ def unclaimed(path: Path, head: bytes) -> tuple[str | None, str | None]:
             return "HTML page that is not a Gatherer card page", None
         if text.startswith("<?xml") or re.match(r"<[a-z_][\w:.-]*[\s>/]", text):
             if too_big:
-                return f"XML that is not a ruling document (not checked: larger than {MAX_CHECKED_BYTES >> 20} MiB)", None
+                return ("XML that is not a ruling document "
+                        f"(not checked: larger than {MAX_CHECKED_BYTES >> 20} MiB)"), None
             try:
                 for _ in ElementTree.iterparse(path):
                     pass
@@ -232,7 +233,8 @@ def unclaimed(path: Path, head: bytes) -> tuple[str | None, str | None]:
 def read_file(path: Path) -> FileResult:
     """Read one file into a FileResult; never raises for bad content.
 
-    A file is rejected (with the reason) when it takes longer than READ_SECONDS to read, when it is nested deeper than Python's
+    A file is rejected (with the reason) when it takes longer than READ_SECONDS to read, when it is
+    nested deeper than Python's
     recursion limit allows, or when reading it runs out of memory. An empty file
     is skipped. Every text field of every ruling, and the card names, lose their control
     characters (ingest/controls.py) and lone surrogates; the warnings a reader notes
@@ -351,7 +353,7 @@ class _Readers:
         return self
 
     def __exit__(self, *exc) -> None:
-        for process, conn, _ in self.workers:
+        for _process, conn, _ in self.workers:
             try:
                 conn.send(None)
             except OSError:

@@ -29,7 +29,7 @@ from functools import lru_cache
 from importlib import resources
 
 from ingest.language import to_simplified
-from ingest.model import Entry, Ruling, Translation
+from ingest.model import Entry, Ruling
 
 ZH_PER_EN = 0.36          # median length ratio of linked pairs (Chinese chars / English chars)
 MIN_SCORE = 0.55         # first pass, without a lexicon
@@ -162,15 +162,6 @@ class Scorer:
         return sum(weights[k] * v for k, v in parts.items())
 
 
-def pair_score(zh: Ruling, en: Ruling, zh_pos: float, en_pos: float,
-               zh_mechanics: set[str] = frozenset(), en_mechanics: set[str] = frozenset()) -> float:
-    """How likely (0..1) the Chinese ruling translates the English one, without a lexicon."""
-    scorer = Scorer({})
-    scorer._features[id(zh)] = (guards(zh.match), len(zh.match), chinese_bigrams(zh.match), set(zh_mechanics))
-    scorer._features[id(en)] = (guards(en.match), len(en.match), english_words(en.match), set(en_mechanics))
-    return scorer(zh, en, zh_pos, en_pos)
-
-
 def align(scores: list[list[float]], minimum: float = MIN_SCORE) -> list[tuple[int, int]]:
     """Monotone alignment of rows to columns maximising the summed (score - minimum) of pairs.
 
@@ -231,7 +222,8 @@ def learn_from_entries(entries: list[Entry], names: dict[str, dict[str, str]] | 
 
 
 def _by_card(entries: list[Entry], names: dict[str, dict[str, str]]):
-    """(entry of each ruling by id(), English rulings by (set, card key), Chinese rulings by (set, English card key))."""
+    """(entry of each ruling by id(), English rulings by (set, card key), Chinese rulings by (set, English card
+    key))."""
     entry_of: dict[int, Entry] = {}
     english: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
     chinese: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
@@ -299,7 +291,7 @@ def _link_general_notes(entries: list[Entry], entry_of: dict[int, Entry],
                     cards_of[entry_of[id(r)].id].add(card)
         votes: dict[int, Counter] = defaultdict(Counter)
         by_entry: dict[str, Ruling] = {}
-        for (code, card), rulings in english.items():
+        for (code, _card), rulings in english.items():
             if code != set_code:
                 continue
             recurring = [r for r in _distinct(rulings) if len(cards_of[entry_of[id(r)].id]) > 1]
@@ -324,19 +316,3 @@ def _distinct(rulings: list[Ruling]) -> list[Ruling]:
             seen.add(id(r))
             out.append(r)
     return out
-
-
-def link_translations(entries: list[Entry], names: dict[str, dict[str, str]] | None = None) -> int:
-    """Set ``translations`` on linked entries, both ways (in place); returns the number of ruling links."""
-    entry_of = {id(v.ruling): e for e in entries for v in e.variants}
-    pairs = link_rulings(entries, names)
-    linked: dict[str, dict[str, Entry]] = defaultdict(dict)
-    for zh, en in pairs:
-        a, b = entry_of[id(zh)], entry_of[id(en)]
-        linked[a.id][b.id] = b
-        linked[b.id][a.id] = a
-    for entry in entries:
-        others = linked.get(entry.id, {})
-        known = {t.id for t in entry.translations}
-        entry.translations += [Translation(o.id, o.lang, o.text) for o in others.values() if o.id not in known]
-    return len(pairs)

@@ -27,12 +27,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from whoosh.query import And, Or, Phrase, Query, Term
+from whoosh.query import Or, Phrase, Query, Term
 from whoosh.query.compound import CompoundQuery
 
 from ingest.errors import QueryError
 from search.analysis import TOKEN_PATTERN, fold, stem, terms
-from search.terms import FUNCTION_WORDS_ZH, is_function_word, key_of, longest_key, meanings
+from search.engine import listed, scores_of
+from search.terms import FUNCTION_WORDS_ZH, key_of, longest_key, meanings
 
 FUNCTION_WEIGHT = 0.15
 MEANING_WEIGHT = 0.6
@@ -77,7 +78,7 @@ class Unit:
 
 class BestMatch(CompoundQuery):
     """The best-match query node: units, then the meanings and mechanic tags that stand for some of
-    them (``covers``: unit numbers), then the proximity pairs; search/matching.py SegmentScores calls
+    them (``covers``: unit numbers), then the proximity pairs; search/engine/scoring.py SegmentScores calls
     ``combine_scores`` with each subquery's {docnum: score}.
 
     subqueries: [unit clauses..., cover clauses..., near clauses...]; units: how many unit clauses;
@@ -113,8 +114,12 @@ class BestMatch(CompoundQuery):
     def estimate_size(self, ixreader):
         return min(sum(q.estimate_size(ixreader) for q in self.subqueries[:self.units]), ixreader.doc_count_all())
 
-    def _matcher(self, subs, searcher, context):
-        return Or(self.subqueries).matcher(searcher, context)
+    def matcher(self, searcher, context=None):
+        """The best-match scores of one segment's documents as a matcher (Whoosh's public seam: a
+        ListMatcher of precomputed scores), each subquery scored by Whoosh's own matcher tree: what
+        Whoosh's collector reads on the engine's public path (search/engine/scoring.py whoosh_top)."""
+        parts = [scores_of(q, searcher, context) for q in self.subqueries]
+        return listed(self.combine_scores(parts, scores_of(self.other_language, searcher, scored=False)))
 
     def marked(self) -> Query:
         """The clauses whose words a snippet marks: content units and what covers them."""
@@ -297,7 +302,7 @@ def word_units(words: list[str], vocabulary: dict[str, int]) -> list[tuple[str, 
             continue
         at = 0
         for run in _HAN.finditer(word):
-            from ingest.language import to_simplified     # opencc: only for a query with Han characters
+            from ingest.language import to_simplified  # opencc: only for a query with Han characters
             simplified = to_simplified(run.group())
             simplified = simplified if len(simplified) == len(run.group()) else run.group()
             before = bare(word[at:run.start()])
@@ -354,18 +359,27 @@ def mechanic_spans(units: list[tuple[str, bool]]) -> list[tuple[int, int, str]]:
 
 def mechanic_name_table() -> dict[str, str]:
     """Mechanic names as best match compares them (stems of the English words joined by spaces;
-    Chinese names as written) -> mechanic id, derived from ingest/data/mechanics.json
-    (search/data/names.json holds it made, scripts/derive_terms.py --names writes it)."""
-    import json
-    from importlib import resources
-    raw = json.loads(resources.files("ingest").joinpath("data/mechanics.json").read_text("utf-8"))
+    Chinese names as written) -> the id ingest/tag.py's resolver (find_mechanic, the one behind
+    ``--mechanic``, ``mechanic:`` and ``rulings mechanics NAME``) gives that name. The names: each
+    mechanic's printed name, id and Chinese names (ingest/data/mechanics.json), then every other name
+    the resolver knows (its forms that are plain words, the CR glossary's names); where two names share
+    a key, the first decides. search/data/names.json holds it made (scripts/derive_terms.py --names)."""
+    from ingest.tag import _spellings, find_mechanic, vocabulary
+
     names: dict[str, str] = {}
-    for mechanic in raw:
-        for name in (mechanic["name"], mechanic["id"].replace("-", " ")):
-            key = " ".join(stem(fold(w)) for w in re.findall(r"[\w'+/-]+", name) if w)
-            names.setdefault(key, mechanic["id"])
-        for zh in mechanic.get("zh", ()):
-            names.setdefault(zh, mechanic["id"])
+
+    def add(name: str, as_written: bool = False) -> None:
+        found = find_mechanic(name)
+        key = name if as_written else " ".join(stem(fold(w)) for w in re.findall(r"[\w'+/-]+", name) if w)
+        if found is not None and key:
+            names.setdefault(key, found.id)
+    for mechanic in vocabulary():
+        for name in (mechanic.name, mechanic.id.replace("-", " ")):
+            add(name)
+        for name in mechanic.zh:
+            add(name, as_written=True)
+    for spelling, _ in _spellings():
+        add(spelling)
     return names
 
 
@@ -373,7 +387,7 @@ def mechanic_name_table() -> dict[str, str]:
 def _names() -> dict:
     """search/data/names.json: {"mechanics": mechanic_name_table(), "cards": card_name_table()[0]}, made
     once by scripts/derive_terms.py --names, so that a cold search reads it instead of deriving it
-    (about 35 ms); tests/test_bestmatch.py checks it is what the functions derive today."""
+    (and never imports ingest/tag.py); tests/test_bestmatch.py checks it is what the functions derive today."""
     import json
     from importlib import resources
     return json.loads(resources.files("search").joinpath("data", "names.json").read_text("utf-8"))

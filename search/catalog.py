@@ -38,12 +38,12 @@ import os
 import pickle
 import time
 from collections import Counter
-from stat import S_ISREG
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING
 
 from corpus import BUNDLED, bundled_name, former_copy
@@ -572,8 +572,8 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
 
         def reject_folder(where: Path, reason: str) -> None:
             files.append(FileResult(str(where), rejected=reason))  # a folder (or entry) that cannot be read
-            unlisted.append(source_key(where).rstrip("/"))
-            if where == path:
+            unlisted.append(source_key(where).rstrip("/"))  # noqa: B023 (called within this iteration)
+            if where == path:  # noqa: B023
                 named_failures.append(f"{where}: {reason}")
 
         for file in walk(path, on_skip=skip_link, on_error=reject_folder):
@@ -765,7 +765,8 @@ def update_entries(index_dir: Path, state: State, added: list[SourceRecord], rem
     deleted. Returns the index changes {"added", "deleted", "kept"}; timings,
     when given, receives the seconds of each stage.
     """
-    from ingest.pipeline import gc_paused, release_free_memory, update_corpus
+    from ingest.pipeline import update_corpus
+    from ingest.runtime import gc_paused, release_free_memory
 
     store = RulingStore(index_dir)
     full = full or not index.exists(index_dir)

@@ -245,7 +245,7 @@ def grouped(entries: list[dict], group_by: str | None,
 def heading_label(heading: str, group_by: str | None) -> str:
     """A group heading for people: a mechanic's printed name with its id, else the value itself."""
     if group_by == "mechanic":
-        from ingest.tag import vocabulary           # mechanic names: only exports that print them
+        from ingest.tag import vocabulary  # mechanic names: only exports that print them
         names = {m.id: m.name for m in vocabulary()}
         if heading in names and names[heading].lower() != heading:
             return f"{names[heading]} ({heading})"

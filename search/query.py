@@ -21,14 +21,13 @@ import copy
 import datetime as dt
 import math
 import re
+import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from whoosh import highlight, qparser
 from whoosh.analysis import Token
-from whoosh.matching import ListMatcher, NullMatcher
-from whoosh.matching.wrappers import ConstantScoreWrapperMatcher
 from whoosh.qparser import syntax
 from whoosh.query import (
     And,
@@ -36,24 +35,19 @@ from whoosh.query import (
     Every,
     Not,
     NullQuery,
-    FuzzyTerm,
     Or,
     Phrase,
-    Prefix,
     Query,
     Term,
-    TermRange,
 )
-from whoosh.query.wrappers import ConstantScoreQuery
-from whoosh.reading import TermNotFound
 
 from ingest.errors import QueryError
 from ingest.model import LANGUAGES
-from search import bestmatch, index, matching
+from search import bestmatch, index
 from search.analysis import RulingsTokenizer, card_key, flagged_terms, fold, match_spans, stem, terms
+from search.engine import DateRange, TermNotFound, Unscored, merge_matched_tokens, top
 from search.languages import chinese_snippet_terms, field_for
-
-matching.install()
+from search.terms import is_function_word
 
 # A user's code -> the language codes it selects: ``zh`` both scripts; the region-style codes people type
 # for Chinese (BCP 47 zh-CN/zh-SG simplified, zh-TW/zh-HK/zh-MO traditional) as their script.
@@ -61,6 +55,10 @@ LANG_GROUPS = {"zh": ("zh-hans", "zh-hant"), "zh-cn": ("zh-hans",), "zh-sg": ("z
                "zh-tw": ("zh-hant",), "zh-hk": ("zh-hant",), "zh-mo": ("zh-hant",)}
 FILTER_FIELDS = ("card", "set", "mechanic", "lang", "date")
 SNIPPET_CHARS = 300
+
+# What a search derives once per kept reader or parser (never written into Whoosh's objects): the
+# searched fields without text, the Chinese words, a parser's word -> field terms table.
+_KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -93,7 +91,7 @@ def card_filter(name: str) -> Query:
 def mechanic_id(name: str) -> str:
     """The mechanic id a person means by name: ingest/tag.py resolve_mechanic(), the one resolver every
     command uses; raises UnknownMechanic (a QueryError) naming the closest ids."""
-    from ingest.tag import resolve_mechanic      # a mechanic filter only: not on a word search's path
+    from ingest.tag import resolve_mechanic  # a mechanic filter only: not on a word search's path
 
     return resolve_mechanic(name)
 
@@ -124,57 +122,6 @@ def lang_filter(code: str) -> Query:
     """Entries in this language; ``zh`` matches ``zh-Hans`` and ``zh-Hant``."""
     group = lang_codes(code)
     return Or([Term("lang", c) for c in group]) if len(group) > 1 else Term("lang", group[0])
-
-
-class Unscored(ConstantScoreQuery):
-    """A filter inside a scored query: the documents of its child, each adding 0 to the score.
-
-    ``And([words, Unscored(filter)])`` ranks exactly as the words alone over the
-    filtered documents, and steps through the filter's postings alongside the
-    words' instead of first collecting every document of the filter (Whoosh's
-    ``search(filter=...)`` builds a set of all of them per query).
-    """
-
-    boost = 1.0         # Whoosh's query normalisation multiplies boosts through nested ANDs; 0 * boost is 0
-
-    def __init__(self, child: Query, score: float = 0.0):
-        super().__init__(child, score)
-
-    def matcher(self, searcher, context=None):
-        child = self.child.matcher(searcher, context)
-        return child if not child.is_active() else _UnscoredMatcher(child, 0.0)
-
-
-class _UnscoredMatcher(ConstantScoreWrapperMatcher):
-    """Scores 0 and is never dropped or skipped by block quality (a top-k search's pruning must
-    advance the scored side of an intersection, not the filter)."""
-
-    def supports_block_quality(self):
-        return False
-
-    def replace(self, minquality=0):
-        child = self.child.replace(0)
-        if not child.is_active():
-            return NullMatcher()
-        return self if child is self.child else _UnscoredMatcher(child, 0.0)
-
-
-class DateRange(TermRange):
-    """A range of ISO date terms matched through one sorted list of document numbers.
-
-    Whoosh's union of many term matchers under ``ANDNOT`` can step past its end
-    (IndexError in W3LeafMatcher.id, whoosh-reloaded 2.7.5); a ListMatcher of
-    the materialised docnums has no such state, and a date filter needs no score.
-    """
-
-    def matcher(self, searcher, context=None):
-        reader = searcher.reader()
-        ids = set()
-        for btext in self._btexts(reader):
-            ids.update(reader.postings(self.fieldname, btext).all_ids())
-        if not ids:
-            return NullMatcher()
-        return ListMatcher(sorted(ids), all_weights=self.boost)
 
 
 _DATE_VALUE = re.compile(r"(?P<op>>=|<=|=>|=<|>|<|=)?(?P<date>\d{4}(?:-\d{2}(?:-\d{2})?)?)")
@@ -447,7 +394,7 @@ def _plain_words(schema, text: str, empty: frozenset[str] = frozenset()) -> Quer
 
 def _word_clauses(made_by) -> dict[str, tuple]:
     """The word -> field terms table kept with a cached parser (at most 20,000 words; then started anew)."""
-    made = made_by.__dict__.setdefault("_rulings_words", {})
+    made = _KEPT.setdefault(made_by, {})
     if len(made) > 20_000:
         made.clear()
     return made
@@ -577,10 +524,10 @@ def _without_clauses_in(query: Query, empty: frozenset[str]) -> Query:
 def _empty_fields(reader) -> frozenset[str]:
     """Searched fields with no indexed text in the reader (their total length is 0); found once per
     reader (a kept searcher's reader is never changed: an update opens a new one)."""
-    found = reader.__dict__.get("_rulings_empty")
+    kept = _KEPT.setdefault(reader, {})
+    found = kept.get("empty")
     if found is None:
-        found = reader.__dict__["_rulings_empty"] = frozenset(
-            name for name in index.searched_fields() if not reader.field_length(name))
+        found = kept["empty"] = frozenset(name for name in index.searched_fields() if not reader.field_length(name))
     return found
 
 
@@ -689,7 +636,7 @@ def _units(searcher, made_by, words: list[tuple[str, bool]], vocabulary: dict[st
                 continue
             clause = Or(list(found))
         seen[word, chinese] = len(units)
-        function = bestmatch.is_function_word(fold(word) if not chinese else word)
+        function = is_function_word(fold(word) if not chinese else word)
         units.append(bestmatch.Unit(bestmatch.unit_key(word, chinese), clause,
                                     bestmatch.FUNCTION_WEIGHT if function else 1.0, not function,
                                     bestmatch.idf(searcher, clause), chinese, word))
@@ -810,9 +757,10 @@ _PAIRS: dict[int, tuple] = {}
 def chinese_vocabulary(reader) -> dict[str, int]:
     """The words of Han characters the index holds (index.han_terms: text_zh and card names) with their
     document frequencies, read once per reader."""
-    found = reader.__dict__.get("_rulings_zh_words")
+    kept = _KEPT.setdefault(reader, {})
+    found = kept.get("zh_words")
     if found is None:
-        found = reader.__dict__["_rulings_zh_words"] = index.han_terms(reader)
+        found = kept["zh_words"] = index.han_terms(reader)
     return found
 
 
@@ -895,14 +843,9 @@ def shown_scores(scores: list[float]) -> list[float]:
 
 
 def _top(searcher, query: Query, limit: int):
-    """Whoosh Results of the query's ``limit`` best-scored documents (search/matching.py top()).
-
-    Collected without Whoosh's matcher replacement, which lost documents of the
-    top ``limit``: with filters (``trample lang:en`` lost its 4th and 5th best on
-    the real corpus) and without (``strike`` lost its best hit on the million-ruling
-    benchmark index); matching.LiveTopCollector says why.
-    """
-    return matching.top(searcher, query, limit)
+    """Whoosh Results of the query's ``limit`` best-scored documents (search/engine top(): every match
+    scored, never Whoosh's matcher replacement, which loses documents of the top ``limit``)."""
+    return top(searcher, query, limit)
 
 
 def _nodes(query: Query) -> Iterator[Query]:
@@ -955,7 +898,7 @@ class Snippets:
             fragments = sentences(text, flagged_terms(text, words, analyzer.stemming))
         else:
             tokens = analyzer(text, positions=True, chars=True, mode="index", removestops=False)
-            tokens = highlight.Highlighter._merge_matched_tokens(highlight.set_matched_filter(tokens, words))
+            tokens = merge_matched_tokens(highlight.set_matched_filter(tokens, words))
             fragments = _SENTENCES.fragment_tokens(text, tokens)
         fragments = highlight.top_fragments(fragments, 2, _SCORER, highlight.FIRST)
         # Whoosh's sentence fragments leave out sentences longer than SNIPPET_CHARS
@@ -979,7 +922,7 @@ class Snippets:
             found = (self.marked.existing_terms(self.results.searcher.reader(), fieldname=field, expand=True)
                      if self.marked is not None else self.results.query_terms(expand=True, fieldname=field))
             words = (from_bytes(term) for _, term in found)
-            self.words[field] = frozenset(w for w in words if self.marked is None or not bestmatch.is_function_word(w))
+            self.words[field] = frozenset(w for w in words if self.marked is None or not is_function_word(w))
         return self.words[field]
 
 
@@ -1240,18 +1183,6 @@ def entries_for_card(index_dir: Path, name: str) -> list[dict]:
         for entry in match.entries:
             seen.setdefault(entry["id"], entry)
     return list(seen.values())
-
-
-def card_suggestions(index_dir: Path, name: str, limit: int = 3) -> list[str]:
-    """Closest card names in the index for a name that matched none."""
-    key = card_key(name)
-    names: dict[str, str] = {}
-    for entry in index.all_entries(index_dir):
-        for card in entry["cards"]:
-            names.setdefault(card_key(card), card)
-    from rapidfuzz import fuzz, process
-    found = process.extract(key, list(names), scorer=fuzz.ratio, limit=limit, score_cutoff=60)
-    return [names[k] for k, _, _ in found]
 
 
 # ---------------------------------------------------------------- ids and mechanics

@@ -72,3 +72,24 @@ def make_ruling():
                     source=Source("test", "text"), position=next(counter), publisher="wotc")
         return Ruling(text=text, **(base | fields))
     return make
+
+
+@pytest.fixture(scope="session")
+def small_index(tmp_path_factory) -> Path:
+    """A Whoosh index of 2,000 made-up entries (tests/engine_indexes.py), built once: English and
+    Chinese, posting lists of many blocks, two segments (a full build's workers)."""
+    from engine_indexes import build_small
+
+    folder = tmp_path_factory.mktemp("small") / "ix"
+    build_small(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def small_updated_index(tmp_path_factory) -> tuple[Path, set[str]]:
+    """A small index updated twice with a sixth of its entries deleted: (folder, the deleted ids)."""
+    from engine_indexes import build_updated
+
+    folder = tmp_path_factory.mktemp("small-updated") / "ix"
+    _, gone = build_updated(folder)
+    return folder, gone

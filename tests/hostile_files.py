@@ -106,8 +106,9 @@ def build(folder: Path, big_json_mb: int = 100) -> dict[str, tuple[str, object]]
                       f'<td id="ctl00_rulingsRepeater_ctl00_rulingText">{deep}</td>'
                       '</tr></table></body></html>').encode(), "rejected", "nested deeper than")
     put("faq_bomb.docx", docx_bytes(["＊A ruling in a bomb."], padding=300 << 20), "rejected", "inflates to")
-    put("faq_xxe.docx", docx_bytes(["＊Ruling before the entity.", f"＊Entity: &xxe;"],
-                                   doctype=f'<!DOCTYPE w:document [<!ENTITY xxe SYSTEM "file://{folder / ".secret"}">]>'),
+    put("faq_xxe.docx", docx_bytes(["＊Ruling before the entity.", "＊Entity: &xxe;"],
+                                   doctype='<!DOCTYPE w:document [<!ENTITY xxe SYSTEM '
+                                           f'"file://{folder / ".secret"}">]>'),
         "rulings", 2)
     (folder / ".secret").write_text(SECRET + "\n", encoding="utf-8")   # hidden: never walked
     put("encrypted.pdf", pdf_bytes("hunter2"), "rejected", "encrypted PDF")

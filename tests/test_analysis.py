@@ -9,12 +9,22 @@ from collections import defaultdict
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from ingest.tag import vocabulary
 from whoosh.formats import Positions
 
-from search.analysis import (TOKEN_PATTERN, TermPositions, canonical_symbol, card_key, fold, name_analyzer, rulings_analyzer, stem,
-                             term_positions, terms, unstemmed_words)
+from ingest.tag import vocabulary
+from search.analysis import (
+    TOKEN_PATTERN,
+    TermPositions,
+    canonical_symbol,
+    card_key,
+    fold,
+    name_analyzer,
+    rulings_analyzer,
+    stem,
+    term_positions,
+    terms,
+    unstemmed_words,
+)
 
 
 def tokens(text, mode="index"):
@@ -187,7 +197,8 @@ def test_flagged_terms_flag_what_terms_gives(shared):
     matched = 0
     for n, text in enumerate(texts):
         own = [term for term, *_ in terms(text)]
-        words = frozenset(own[n % len(own)::7] + ["zzz", "fli", "{t}", "+1/+1", "dul", "limdul"]) if own else frozenset()
+        extra = ["zzz", "fli", "{t}", "+1/+1", "dul", "limdul"]
+        words = frozenset(own[n % len(own)::7] + extra) if own else frozenset()
         for stemming in (True, False):
             ours = list(flagged_terms(text, words, stemming))
             expected = [(start, end, term in words) for term, start, end, _ in terms(text, stemming)]

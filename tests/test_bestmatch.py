@@ -188,8 +188,9 @@ def test_card_names_across_languages(real_index):
 
 def test_the_term_tables_ship_with_the_package():
     """pip install . left search/data out, so every best-match search failed with a damaged-index error."""
-    import tomllib
     from pathlib import Path
+
+    import tomllib
     config = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text("utf-8"))
     assert "data/*.json" in config["tool"]["setuptools"]["package-data"]["search"]
     names = sorted(p.name for p in resources.files("search").joinpath("data").iterdir())

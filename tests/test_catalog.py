@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from corpus import corpus_files
-from search import catalog, folder, index
+from search import catalog, engine, folder, index
 
 
 @pytest.fixture
@@ -174,7 +174,7 @@ def test_overlapping_paths_read_a_file_once(tmp_path):
 
 
 def test_updates_merge_small_segments_and_keep_every_entry(tmp_path, shared, monkeypatch):
-    """Each incremental update writes a segment; the small ones are merged into the next (index.merge_tiers),
+    """Each incremental update writes a segment; the small ones are merged into the next (engine.merge_tiers),
     so their number stays small, and the index holds exactly the entries it holds without merging."""
     sets = shared / "realdata" / "mtgjson3-sets"
     big = [sets / f"{code}.json" for code in ("KLD", "AER", "AKH", "HOU")]
@@ -192,7 +192,7 @@ def test_updates_merge_small_segments_and_keep_every_entry(tmp_path, shared, mon
         return counts, entries, index.segments(ix)
 
     merged_counts, merged_entries, found = run(tmp_path / "merged")
-    monkeypatch.setattr(index, "merge_tiers", lambda writer, segments: segments)
+    monkeypatch.setattr(engine, "merge_tiers", lambda writer, segments: segments)
     plain_counts, plain_entries, _ = run(tmp_path / "plain")
     assert merged_entries == plain_entries and len(merged_entries) > 1000
     assert sum(docs - deleted for docs, deleted in found) == len(merged_entries)
@@ -219,31 +219,6 @@ def test_did_you_mean_vocabulary_follows_updates(tmp_path, seeds, shared):
     catalog.remove(ix, shared / "realdata" / "mtgjson3-sets" / "AKH.json")
     assert query.search(ix, "embalm") == []
     assert "embalm" not in query.suggestions(ix, "embalmm") and "embalm" not in query.suggestions(ix, "embalm")
-    assert query.suggestions(ix, "prolifirate")[0] == "proliferate"
-
-
-def test_index_without_spelling_file_reads_its_old_spelling_field(tmp_path, seeds, monkeypatch):
-    """Indexes written before the spelling file kept the vocabulary in a Whoosh field."""
-    from whoosh.fields import KEYWORD
-
-    from search import query
-    old_schema, old_document = index.schema, index.document
-
-    def schema_with_field():
-        made = old_schema()
-        made.add("spelling", KEYWORD(lowercase=False, commas=False, scorable=False))
-        return made
-
-    def document_with_field(entry_json, stored=None):
-        return {**old_document(entry_json, stored), "spelling": " ".join(sorted(index.spelling_words(entry_json)))}
-
-    monkeypatch.setattr(index, "schema", schema_with_field)
-    monkeypatch.setattr(index, "document", document_with_field)
-    ix = tmp_path / "ix"
-    catalog.ingest(ix, [seeds])
-    (folder.live(ix) / index.SPELLING).unlink()
-    monkeypatch.undo()
-    assert "proliferate" in index.spelling_vocabulary(ix)
     assert query.suggestions(ix, "prolifirate")[0] == "proliferate"
 
 

@@ -27,7 +27,8 @@ CJK_CARD = "巡逻和平使者"
 DOCS = {
     "a.txt": f"Thrummingbird\n\n04/02/2023\n\n{SHARED_RULING}\n\n05/02/2023\n\n{ESCAPED}\n",
     "b.txt": f"Evolution Sage\n\n04/02/2023\n\n{SHARED_RULING}\n\n01/01/2020\n\n{TYPOGRAPHY}\n",
-    "c.txt": f"{CJK_CARD}\n\n01/03/2019\n\nA creature with evolve compares power to power and toughness to toughness.\n",
+    "c.txt": f"{CJK_CARD}\n\n01/03/2019\n\n"
+             "A creature with evolve compares power to power and toughness to toughness.\n",
     "d.txt": "Rulings\n\n• 2021-06-07\n  A player can commit only one crime per spell or ability they control.\n",
     "e.txt": "Search\n\nProliferate twice and each chosen permanent gets two more counters of each kind.\n",
 }

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.read import walk
 from ingest.errors import ReadError
+from ingest.read import walk
 from search import index
 from search.cli import cli
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from rulings_fixture import SHARED, build_index
 
 from search.cli import cli
-from rulings_fixture import SHARED, build_index
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,6 @@ when a document is read (newline and tab kept) and again at every output."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 

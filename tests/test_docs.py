@@ -29,7 +29,6 @@ def test_readme_gives_the_two_setup_commands():
 def test_every_package_is_installed():
     """pip install . must ship every package folder (search.commands was once left out)."""
     import tomllib
-
     from setuptools import find_packages
     root = Path(__file__).resolve().parents[1]
     config = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))

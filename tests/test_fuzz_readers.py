@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
-import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 import hostile_files
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from ingest.errors import RulingsError
 from ingest.model import Ruling
 from ingest.read import read_file
@@ -115,7 +116,8 @@ def pdf_seed(shared: Path) -> bytes:
 
 def jsonl_seed(seed_index: Path) -> bytes:
     """The meta line and the first five entries of an export of the bundled corpus."""
-    from search import catalog, export as exporter
+    from search import catalog
+    from search import export as exporter
     selection = exporter.Selection()
     entries = exporter.select(seed_index, selection)[:5]
     return exporter.render(entries, "jsonl", selection, catalog.ingested_at(seed_index), None, False).encode()

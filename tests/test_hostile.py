@@ -11,9 +11,9 @@ import sys
 import time
 from pathlib import Path
 
+import hostile_files
 import pytest
 
-import hostile_files
 from ingest import read
 from ingest.errors import ReadError
 from ingest.read import read_file, walk

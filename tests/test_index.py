@@ -1,4 +1,6 @@
-"""search/index.py writers: FlushCodec's postings loop and the entry writers give Whoosh's index contents."""
+"""search/index.py and the engine's writers and storage (search/engine/writing.py, reading.py): FlushCodec's
+postings loop, the entry writers and the mapped storage give Whoosh's index contents. The writer tests
+run on the entries of a small index built in code (every clone) and of the real corpus (CI)."""
 
 from __future__ import annotations
 
@@ -12,17 +14,35 @@ from whoosh.fields import STORED
 
 from ingest.errors import DamagedIndex
 from search import index
+from search.engine import reading, version, writing
+
+# What each test must have compared: the small index built in code, the real corpus (the original figures).
+FLOORS = {"small": {"terms": 300, "words": 30, "blocks": 500}, "real": {"terms": 1000, "words": 1000, "blocks": 15_000}}
 
 
-def _postings(folder, ix=None) -> dict:
+@pytest.fixture(params=["small", "real"])
+def indexed(request) -> tuple[str, object]:
+    """(name, index folder): the small index built in code, then the real corpus's."""
+    name = request.param
+    return name, request.getfixturevalue("small_index" if name == "small" else "real_index")
+
+
+def entries_of(name: str, folder) -> list[dict]:
+    """The entries a writer test writes, by id: every fifth of the real corpus's (about 3,300, English and
+    Chinese, from every source), or the first 700 of the small index."""
+    entries = sorted(index.all_entries(folder), key=lambda entry: entry["id"])
+    return entries[::5] if name == "real" else entries[:700]
+
+
+def _postings(folder, ix=None, every: int = 1) -> dict:
     """(field, term) -> (term statistics, [(entry id, weight, encoded value)]) of every segment of an index
-    (opened by Whoosh's open_dir unless ix is given)."""
+    (opened by Whoosh's open_dir unless ix is given); every: only every so many terms of a segment."""
     found = {}
     ix = ix or whoosh_index.open_dir(str(folder))
     with ix.searcher() as searcher:
         for reader, _ in searcher.reader().leaf_readers():
             ids = {docnum: fields["id"] for docnum, fields in reader.iter_docs()}
-            for field, term in reader.all_terms():
+            for field, term in list(reader.all_terms())[::every]:
                 info = reader.term_info(field, term)
                 stats = (info.doc_frequency(), info.weight(), info.min_length(), info.max_length(),
                          info.max_weight())
@@ -38,39 +58,45 @@ def _postings(folder, ix=None) -> dict:
 def _write(folder, entries, codec) -> None:
     folder.mkdir(parents=True)
     ix = whoosh_index.create_in(str(folder), index.schema())
-    with index.EntryWriter(ix, limitmb=256, codec=codec) as writer:
+    with writing.EntryWriter(ix, limitmb=256, codec=codec) as writer:
         for entry in entries:
             writer.add_entry(json.dumps(entry, ensure_ascii=False))
 
 
-def test_flush_codec_writes_whooshs_postings(real_index, tmp_path):
+def test_flush_codec_writes_whooshs_postings(indexed, tmp_path):
     """A segment flushed by FlushCodec (_FlushFieldWriter, _FlushLengths) holds the postings and term
-    statistics Whoosh's own W3 codec writes, for the entries of ../shared/realdata."""
-    entries = list(index.all_entries(real_index))
+    statistics Whoosh's own W3 codec writes."""
+    name, folder = indexed
+    entries = entries_of(name, folder)
     assert len(entries) > 100
     _write(tmp_path / "w3", entries, W3Codec(compression=0))
-    _write(tmp_path / "flush", entries, index.FlushCodec(compression=0))
+    _write(tmp_path / "flush", entries, writing.FlushCodec(compression=0))
     ours, whooshs = _postings(tmp_path / "flush"), _postings(tmp_path / "w3")
-    assert len(ours) > 1000
+    assert len(ours) > FLOORS[name]["terms"]
     assert ours == whooshs
 
 
-def test_entry_writer_loop_gives_whooshs_add_document(real_index, tmp_path):
+def test_entry_writer_loop_gives_whooshs_add_document(indexed, tmp_path):
     """EntryWriter's own document loop (_add_fields: postings straight from term_positions, encoded
     positions and keyword terms kept per value, the pool fed in one batch) writes the postings, term
-    statistics, field lengths, stored entries and spelling words of Whoosh's add_document(), for the
-    entries of ../shared/realdata (English ones take the fast path, Chinese ones the field's index())."""
-    entries = list(index.all_entries(real_index))
+    statistics, field lengths, stored entries and spelling words of Whoosh's add_document() (English
+    entries take the fast path, Chinese ones the field's index()); so does the public path's writer
+    (PublicEntryWriter: add_document() through Whoosh's own writer)."""
+    name, folder = indexed
+    entries = entries_of(name, folder)
     assert {e["lang"] for e in entries} == {"en", "zh-Hans"}      # the fast path and the other one
 
     def build(folder, plain):
         folder.mkdir(parents=True)
         ix = whoosh_index.create_in(str(folder), index.schema())
-        writer = index.EntryWriter(ix, limitmb=256, codec=index.FlushCodec(compression=0))
-        writer._plain = plain
-        for entry in entries:
-            writer.add_entry(json.dumps(entry, ensure_ascii=False))
-        writer.commit()
+        if plain is None:
+            writer = writing.PublicEntryWriter(ix)
+        else:
+            writer = writing.EntryWriter(ix, limitmb=256, codec=writing.FlushCodec(compression=0))
+            writer._plain = plain
+        with writer:
+            for entry in entries:
+                writer.add_entry(json.dumps(entry, ensure_ascii=False))
         with whoosh_index.open_dir(str(folder)).searcher() as searcher:
             reader = searcher.reader()
             lengths = [[reader.doc_field_length(d, f) for f in index.schema().names()]
@@ -79,39 +105,50 @@ def test_entry_writer_loop_gives_whooshs_add_document(real_index, tmp_path):
         return _postings(folder), lengths, stored, writer.spelling_words()
 
     ours, whooshs = build(tmp_path / "ours", True), build(tmp_path / "whoosh", False)
-    assert len(ours[0]) > 1000 and len(ours[3]) > 1000
+    assert len(ours[0]) > FLOORS[name]["terms"] and len(ours[3]) > FLOORS[name]["words"]
     assert ours == whooshs
     assert [index.decoded_entry(text) for text in ours[2][1]] == entries
+    # Whoosh's writer compresses posting blocks (FlushCodec does not): the same postings
+    assert build(tmp_path / "public", None) == ours
 
 
-def test_parallel_entry_writer_matches_one_process(real_index, tmp_path, monkeypatch):
+def test_parallel_entry_writer_matches_one_process(indexed, tmp_path, monkeypatch):
     """A full build by EntryMpWriter's workers (documents and spelling words made there) indexes the
-    same postings and writes the same "did you mean" words as one process does."""
-    entries = list(index.all_entries(real_index))
+    same postings and writes the same "did you mean" words as one process does, and as the public
+    path's writer does (one process)."""
+    name, folder = indexed
+    entries = entries_of(name, folder)
     shapes = [(entry, json.dumps(entry, ensure_ascii=False), False) for entry in entries]
-    monkeypatch.setattr(index.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(writing.os, "cpu_count", lambda: 2)
     assert index.write_documents(tmp_path / "two", iter(shapes), create=True) == len(entries)
-    monkeypatch.setattr(index.os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(writing.os, "cpu_count", lambda: 1)
     assert index.write_documents(tmp_path / "one", iter(shapes), create=True) == len(entries)
+    monkeypatch.setattr(version, "TESTED", ((0,), (0,)))
+    monkeypatch.setattr(writing.os, "cpu_count", lambda: 2)
+    assert index.write_documents(tmp_path / "public", iter(shapes), create=True) == len(entries)
+    monkeypatch.setattr(version, "TESTED", version.TESTED)
     assert len(index.segments(tmp_path / "two")) == 2
-    assert len(index.segments(tmp_path / "one")) == 1
+    assert len(index.segments(tmp_path / "one")) == len(index.segments(tmp_path / "public")) == 1
     words = index.spelling_vocabulary(tmp_path / "two")
-    assert words == index.spelling_vocabulary(tmp_path / "one") == index.spelling_vocabulary(real_index)
+    assert words == index.spelling_vocabulary(tmp_path / "one") == index.spelling_vocabulary(tmp_path / "public")
+    assert words == sorted(set().union(*(index.spelling_words(entry) for entry in entries)))
     assert not list((tmp_path / "two" / index.WHOOSH_DIR).glob("_words_*"))
 
     def merged(folder):
         # per term: the postings of every segment together, and the documents holding it
         return {key: (sum(s[0][0] for s in parts), sorted(p for s in parts for p in s[1]))
                 for key, parts in _postings(folder / index.WHOOSH_DIR).items()}
-    assert merged(tmp_path / "two") == merged(tmp_path / "one")
+    assert merged(tmp_path / "two") == merged(tmp_path / "one") == merged(tmp_path / "public")
 
 
-def test_mapped_storage_reads_what_whoosh_reads(real_index):
+def test_mapped_storage_reads_what_whoosh_reads(indexed):
     """MappedStorage (the searcher's storage) gives the postings, term statistics and stored entries
-    Whoosh's own storage gives, reading each segment part from a view of one memory map, not a copy."""
-    folder = index.index_folder.live(real_index) / index.WHOOSH_DIR
-    ix = index.MappedStorage(str(folder)).open_index()
-    ours, whooshs = _postings(folder, ix), _postings(folder)
+    Whoosh's own storage gives (every fifth term of the real corpus), reading each segment part from a
+    view of one memory map, not a copy."""
+    folder = index.index_folder.live(indexed[1]) / index.WHOOSH_DIR
+    ix = reading.MappedStorage(str(folder)).open_index()
+    every = 5 if indexed[0] == "real" else 1
+    ours, whooshs = _postings(folder, ix, every), _postings(folder, every=every)
     assert len(ours) > 1000
     assert ours == whooshs
     with ix.searcher() as mapped, whoosh_index.open_dir(str(folder)).searcher() as plain:
@@ -120,7 +157,7 @@ def test_mapped_storage_reads_what_whoosh_reads(real_index):
         assert index.entry_texts(mapped, everything) == index.entry_texts(plain, everything)
         for leaf, _ in mapped.reader().leaf_readers():
             part = leaf._terms._dbfile                   # the segment's terms part, as the reader holds it
-            assert isinstance(part, index._MappedPart)
+            assert isinstance(part, reading._MappedPart)
             assert isinstance(part._buf.obj, mmap.mmap)  # a view of the map: nothing was copied
 
 
@@ -158,12 +195,13 @@ def test_index_of_an_earlier_version_asks_for_a_rebuild(tmp_path):
         pass
 
 
-def test_flush_codec_pickles_posting_data_with_a_protocol_that_has_bytes(real_index, tmp_path):
+def test_flush_codec_pickles_posting_data_with_a_protocol_that_has_bytes(indexed, tmp_path):
     """FlushCodec pickles each posting block's data at POSTINGS_PROTOCOL (3: bytes opcodes; Whoosh's
     protocol 2 rebuilt every encoded-positions value by calling codecs.encode), and Whoosh's own reader
     unpickles them (the postings equal W3Codec's: the test above)."""
-    entries = sorted(index.all_entries(real_index), key=lambda entry: entry["id"])[:3000]
-    _write(tmp_path / "flush", entries, index.FlushCodec(compression=0))
+    name, folder = indexed
+    entries = entries_of(name, folder)
+    _write(tmp_path / "flush", entries, writing.FlushCodec(compression=0))
     blocks = 0
     with whoosh_index.open_dir(str(tmp_path / "flush")).searcher() as searcher:
         for reader, _ in searcher.reader().leaf_readers():
@@ -174,7 +212,7 @@ def test_flush_codec_pickles_posting_data_with_a_protocol_that_has_bytes(real_in
                     assert matcher._postfile.get(matcher._dataoffset, 2) == b"\x80\x03", (field, term)
                     blocks += 1
                     matcher._next_block()
-    assert blocks > 15_000
+    assert blocks > FLOORS[name]["blocks"]
 
 
 def test_index_naming_a_class_this_version_lacks_asks_for_a_rebuild(tmp_path, monkeypatch):

@@ -1,8 +1,15 @@
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from ingest.language import (canonical_symbols, chinese_script, declared_disagrees, detect_language,
-                             fold_chinese, zh_number)
+from ingest.language import (
+    canonical_symbols,
+    chinese_script,
+    declared_disagrees,
+    detect_language,
+    fold_chinese,
+    zh_number,
+)
 from ingest.model import Ruling, Source
 from ingest.normalise import normalise
 from ingest.pipeline import build_entries
@@ -115,6 +122,7 @@ def test_obvious_english_skips_the_detector():
 
 def test_stats_count_languages_per_ruling(runner, seed_index):
     import json
+
     from search.cli import cli
     result = runner.invoke(cli, ["stats", "--format", "json", "--index", str(seed_index)])
     assert json.loads(result.stdout)["languages"] == {"en": 54}

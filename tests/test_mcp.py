@@ -7,9 +7,9 @@ import os
 
 import anyio
 import pytest
+import serving
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-import serving
 from search.cli import cli
 
 

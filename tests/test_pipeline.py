@@ -1,12 +1,13 @@
-"""ingest/pipeline.py: the memory savings of update_corpus keep every value as it was."""
+"""ingest/pipeline.py and ingest/runtime.py: the memory savings of update_corpus keep every value as it was."""
 
 from contextlib import contextmanager
 from dataclasses import astuple
 
 from ingest.dedup import dedup
 from ingest.normalise import normalise
-from ingest.pipeline import _info, build_entries, share_strings
+from ingest.pipeline import _info, build_entries
 from ingest.read import read_file
+from ingest.runtime import share_strings
 
 
 def _real_rulings(shared, names=("XLN.json", "KLD.json")):
@@ -47,7 +48,7 @@ def test_infos_with_shared_values_equal_the_plain_ones(shared):
 def test_release_free_memory_trims_the_c_heap_where_glibc_is():
     import platform
 
-    from ingest.pipeline import release_free_memory
+    from ingest.runtime import release_free_memory
 
     assert release_free_memory() is (platform.libc_ver()[0] == "glibc")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rulings_fixture import SPECIFIC, build_index
 
 from ingest.errors import QueryError
 from search import query
-from rulings_fixture import SPECIFIC, build_index
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +113,8 @@ def test_no_substring_matches(mtg_index):
     assert texts(mtg_index, "erase") == []
     assert texts(mtg_index, "ling") == []
     # issue 7: "`ling` does not match landcycling; `cycling` does" (landcycling is cycling, CR 702.29)
-    assert sorted(texts(mtg_index, "cycling")) == ["Cycling abilities are activated abilities that work from your hand.",
+    assert sorted(texts(mtg_index, "cycling")) == [
+        "Cycling abilities are activated abilities that work from your hand.",
                                                    "Landcycling lets you search for a land."]
     assert texts(mtg_index, "landcycling") == ["Landcycling lets you search for a land."]
 
@@ -348,7 +349,8 @@ def test_sentence_fragments_are_whooshs(real_index, long_real_texts, data):
     and so the same snippets, on long real texts with words drawn from their own terms."""
     from search import index
     from search.analysis import terms
-    text = data.draw(st.sampled_from(long_real_texts)) + data.draw(st.sampled_from(["", " Lim-Dûl's +1/+1 {T}. ...!", "x" * 400 + "."]))
+    text = data.draw(st.sampled_from(long_real_texts)) + \
+        data.draw(st.sampled_from(["", " Lim-Dûl's +1/+1 {T}. ...!", "x" * 400 + "."]))
     field = data.draw(st.sampled_from(["text", "cards"]))
     with index.searcher(real_index) as searcher:
         analyzer = searcher.schema[field].analyzer
@@ -372,6 +374,7 @@ def test_plain_words_are_parsed_as_the_parser_parses_them(real_index):
     to four of them, and 1,500 pieces of real Chinese rulings (those without punctuation); operator
     words (``and``, ``NOT``) and anything else go to the parser."""
     import random
+
     from search import index
     words = [w for w in index.spelling_vocabulary(real_index) if w.isascii() and w.isalpha()]
     assert len(words) > 4000
@@ -416,7 +419,8 @@ def test_a_phrase_with_a_comma_searches_the_mechanics_field_as_words(real_index)
     assert len(query.search(real_index, sentence, limit=10)) >= 1
 
 
-@pytest.mark.parametrize("doubled, meant", [("NOT NOT flying", "not -flying"), ("flying AND AND reach", "flying and reach"),
+@pytest.mark.parametrize("doubled, meant", [("NOT NOT flying", "not -flying"),
+                                            ("flying AND AND reach", "flying and reach"),
                                             ("OR flying", "or flying"), ("flying OR OR reach", "flying (or OR reach)")])
 def test_an_operator_without_operands_is_searched_as_a_word_in_every_field(real_index, doubled, meant):
     """A stray operator became a word with no field, which matched nothing: ``NOT NOT flying`` found no
@@ -431,6 +435,7 @@ def test_chinese_snippets_mark_touching_words_as_one(real_index):
     """Query words that touch in a Chinese text are one mark (the tester's ``**则****该生物会**``), on
     300 queries made of pieces of real Chinese rulings."""
     import random
+
     from search import index
     # sorted: index order varies between parallel builds, and the sample must not
     chinese = sorted(e["text"] for e in index.all_entries(real_index) if e["lang"] == "zh-Hans")
@@ -485,6 +490,7 @@ def test_a_plain_phrase_is_parsed_as_the_parser_parses_it(real_index):
     empty fields, for pieces of 3,000 real rulings (apostrophes, digits, symbols, punctuation) and
     phrases holding operators, filters, wildcards and brackets; anything else goes to the parser."""
     import random
+
     from search import index
     entries = list(index.all_entries(real_index))
     rng = random.Random(4)

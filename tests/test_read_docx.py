@@ -81,7 +81,8 @@ def test_akh_soft_break_paragraph_is_one_ruling_of_its_card(results):
     starred = sum(1 + sum(line.startswith(("*", "＊")) for line in r.text.split("\n")[1:]) for r in akh)
     assert starred == 319                                   # every starred line of the file is kept
     assert sum("\n" in r.text for r in akh) == 69
-    assert [r.card for r in akh if r.text.startswith(("所放逐的牌会在斥逐离开战场后", "在多人游戏中，如果斥逐的拥有者"))] \
+    starts = ("所放逐的牌会在斥逐离开战场后", "在多人游戏中，如果斥逐的拥有者")
+    assert [r.card for r in akh if r.text.startswith(starts)] \
         == ["斥逐"] * 2                                     # later paragraphs of the block keep its card
     assert all("-----" not in r.text for r in akh)
 

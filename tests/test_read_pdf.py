@@ -37,7 +37,8 @@ def test_total(results):
 
 
 def test_wrapped_ruling_is_one_unbroken_sentence(results):
-    (ruling,) = [r for r in results["one"].rulings if r.text.startswith("如果有多个替代性效应或防止性效应试图更改将对某个生物")]
+    start = "如果有多个替代性效应或防止性效应试图更改将对某个生物"
+    (ruling,) = [r for r in results["one"].rulings if r.text.startswith(start)]
     assert ruling.text == ("如果有多个替代性效应或防止性效应试图更改将对某个生物造成的伤害数量，"
                            "则由该生物的操控者来决定这些效应的生效顺序。")
     assert ruling.card == "非瑞克西亚雪恨兽"

@@ -16,9 +16,9 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+import serving
 from bs4 import BeautifulSoup
 
-import serving
 from search.cli import cli
 
 ENTRY_KEYS = {"id", "text", "lang", "mechanics", "cards", "sets", "date", "dates", "variants", "related",
@@ -181,7 +181,8 @@ def test_api_card(client, runner, index_dir):
 
 def test_api_mechanics(client, runner, index_dir):
     rows = client.get("/api/mechanics").json()
-    assert [{k: r[k] for k in ("id", "name", "kind", "count")} for r in rows] == cli_json(runner, index_dir, "mechanics")
+    shown = [{k: r[k] for k in ("id", "name", "kind", "count")} for r in rows]
+    assert shown == cli_json(runner, index_dir, "mechanics")
     assert next(r for r in rows if r["id"] == "proliferate")["zh"] == ["增殖"]
     body = client.get("/api/mechanics/proliferate").json()
     assert body["mechanic"]["id"] == "proliferate" and body["mechanic"]["kind"] == "keyword action"

@@ -14,8 +14,8 @@ import shutil
 from urllib.parse import quote
 
 import pytest
-
 import serving
+
 from search.cli import cli
 
 CHROMIUM = "/usr/bin/chromium"
@@ -82,7 +82,7 @@ def open_page(browser):
 
 
 def expect(locator):
-    from playwright.sync_api import expect as playwright_expect     # polls from here: no eval in the page (CSP)
+    from playwright.sync_api import expect as playwright_expect  # polls from here: no eval in the page (CSP)
 
     return playwright_expect(locator)
 
@@ -91,7 +91,8 @@ def overflow(page) -> list:
     """Elements reaching past the right edge of the window, and the document's scroll width past it."""
     return page.evaluate("""() => {
         const width = document.documentElement.clientWidth, found = [];
-        if (document.documentElement.scrollWidth > width) found.push(['document', document.documentElement.scrollWidth]);
+        const page = document.documentElement.scrollWidth;
+        if (page > width) found.push(['document', page]);
         for (const el of document.querySelectorAll('body *')) {
             const box = el.getBoundingClientRect();
             if (box.width > 0 && box.right > width + 0.5) found.push([el.tagName, el.className, Math.round(box.right)]);

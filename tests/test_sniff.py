@@ -108,7 +108,8 @@ def test_ingest_prints_a_table_per_format(shared, tmp_path, runner):
     from search.cli import cli
     folder = tmp_path / "few"
     folder.mkdir()
-    for path in ("gatherer-tutor/recall.html", "gatherer-tutor/hillgiant.html", "mightstone-samples/scryfall/ruling.json"):
+    for path in ("gatherer-tutor/recall.html", "gatherer-tutor/hillgiant.html",
+                 "mightstone-samples/scryfall/ruling.json"):
         shutil.copyfile(shared / "realdata" / path, folder / Path(path).name)
     (folder / "blob.bin").write_bytes(bytes(range(256)) * 8)
     result = runner.invoke(cli, ["ingest", str(folder), "--index", str(tmp_path / "ix")])

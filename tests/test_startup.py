@@ -8,7 +8,8 @@ import sys
 # What a word search must not load. The mechanic vocabulary (ingest/tag.py) and rapidfuzz (about 20 ms
 # of a cold search together) load only for a mechanic filter, a suggestion or the mechanics command.
 HEAVY = ("jieba", "opencc", "lingua", "datasketch", "docx", "pypdf", "bs4", "ijson", "httpx", "rich",
-         "ingest.pipeline", "ingest.dedup", "ingest.compare", "ingest.candidates", "ingest.read", "search.update", "search.fetch",
+         "ingest.pipeline", "ingest.dedup", "ingest.compare", "ingest.candidates", "ingest.read",
+         "search.update", "search.fetch",
          "ingest.tag", "rapidfuzz",
          # the catalog, the bundled corpus and platformdirs load only to build an index or find the default
          # one; the other commands' modules (export's renderer among them) only when that command runs

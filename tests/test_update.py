@@ -696,7 +696,8 @@ def test_odd_scryfall_dates_reach_no_path_and_no_ruling_vanishes(shared, site, t
     outside = [name for name in files_under(tmp_path) if not name.startswith(("ix/", "cache/scryfall/downloads/",
                                                                              "cache/scryfall/ingest/"))]
     assert outside == []
-    assert [n for n in files_under(tmp_path / "cache/scryfall/ingest") if "/" in n and not n.startswith("rulings/")] == []
+    ingested = files_under(tmp_path / "cache/scryfall/ingest")
+    assert [n for n in ingested if "/" in n and not n.startswith("rulings/")] == []
     # the rulings with no real date are kept undated and counted: ../../../../X, 2019-13-45, soon, the
     # number, \x00bad, 2018-06-0, ~/../../etc, 2018-06/../../../Y (".2015-06-22", "2019/05/03" are dates)
     assert report.ingest.to_json()["warnings"] == {INVALID_DATE: 8}

@@ -19,10 +19,10 @@ A page without a rulings table holds no rulings (NoRulings); a page cut short
 from __future__ import annotations
 
 import re
-from warnings import catch_warnings, simplefilter
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import parse_qs, urlparse
+from warnings import catch_warnings, simplefilter
 
 from bs4 import BeautifulSoup, CData, NavigableString, Tag, XMLParsedAsHTMLWarning
 

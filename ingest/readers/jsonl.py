@@ -4,7 +4,8 @@ Layout: the first line is a ``{"meta": {...}}`` record (skipped), then one entry
 per line in the PRODUCT.md entry shape. A file is taken for an export when its
 first line is our meta record (any ``{"meta": …}`` object alone on its line, or the
 start ``{"meta": {"selected":``), or an entry; failing every reader's content test,
-a file named ``.jsonl`` that starts with ``{`` is taken for one too (claims_by_suffix). An export with a line that is not JSON or not an entry is rejected
+a file named ``.jsonl`` that starts with ``{`` is taken for one too (claims_by_suffix). An export with a line
+that is not JSON or not an entry is rejected
 naming the line (it is damaged); a ``.jsonl`` file without a meta line whose first
 record is not an entry is JSON Lines of something else, and is skipped. Every variant of every entry becomes a
 Ruling carrying the entry's id (``Ruling.entry_id``, kept by the pipeline for

@@ -20,7 +20,6 @@ from ingest.readers import encoding, limits
 from ingest.readers.encoding import UTF8_BOM, UTF16_BOMS, decode, open_utf8
 
 
-
 def head_text(head: bytes) -> str:
     """The first bytes of a file as text (BOM removed, undecodable bytes dropped), for sniffing."""
     if head.startswith(UTF16_BOMS):

@@ -222,7 +222,7 @@ def cards(data, set_code: str | None = None) -> Iterator[tuple[dict, str | None]
     elif isinstance(data.get("name"), str) and any(k in data for k in ("rulings", "uuid", "layout", "type")):
         yield data, None
     else:
-        for key, value in data.items():
+        for value in data.values():
             if isinstance(value, (dict, list)):
                 yield from cards(value, set_code)
 

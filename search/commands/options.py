@@ -21,7 +21,7 @@ def default_index() -> Path:
     env = os.environ.get("RULINGS_INDEX")
     if env:
         return Path(env)
-    import platformdirs          # only without $RULINGS_INDEX (a search pays for what it uses: issue 9)
+    import platformdirs  # only without $RULINGS_INDEX (a search pays for what it uses: issue 9)
     return Path(platformdirs.user_data_dir("rulings")) / "index"
 
 
@@ -61,7 +61,7 @@ def ready_index(index_dir: Path | None) -> Path:
     index_dir = index_dir or default_index()
     if index.exists(index_dir):
         return index_dir
-    from search import catalog          # building an index: the catalog and the bundled corpus
+    from search import catalog  # building an index: the catalog and the bundled corpus
     if catalog.repairable(index_dir):
         # the Whoosh files are gone but the remembered sources are not: rewrite the index from them
         click.echo(f"{index_dir}: index files missing; rebuilding them from the remembered sources", err=True)

@@ -19,7 +19,6 @@ from search.commands.options import (
     warn_if_reversed,
 )
 
-
 # A word that looks like an option: '-' or '--', a letter, then letters, digits, '_' or '-' (and '=value' after
 # a long name). '-1/-1', '-set:ONE' and a quoted "-1/-1 counters" do not: they are query words.
 LOOKS_LIKE_OPTION = re.compile(r"--?[^\W\d_][\w-]*(=.*)?", re.DOTALL)
@@ -97,7 +96,7 @@ def search(words, mechanic, card, set_code, lang, since, until, limit, every_wor
     warn_if_reversed(since, until)
     index_dir = ready_index(index_dir)
     if card:
-        from search.cards import card_selector      # a card's first words select it too (--card Okaun)
+        from search.cards import card_selector  # a card's first words select it too (--card Okaun)
         card = card_selector(index_dir, card)
     filters = filters_from(mechanic, card, set_code, lang, since, until)
     hits = query.search(index_dir, text, filters, limit, every_word=every_word)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import click
 
 from ingest.controls import single_line
-
 from ingest.errors import UnknownEntry
 from search import query
 from search.commands.options import entry_block, index_option, json_text, printable, ready_index, shown_path
+
 
 def _short(text: str, width: int = 100) -> str:
     return text if len(text) <= width else text[:width - 1] + "\u2026"

@@ -32,7 +32,8 @@ def sources(fmt, index_dir):
     for row in rows:
         if row["skipped"] or row["rejected"]:
             kind = "skipped" if row["skipped"] else "rejected"
-            click.echo(f"{single_line(shown_path(row['path']))}\n  {kind}: {single_line(row['skipped'] or row['rejected'])}")
+            reason = single_line(row["skipped"] or row["rejected"])
+            click.echo(f"{single_line(shown_path(row['path']))}\n  {kind}: {reason}")
         else:
             click.echo(f"{single_line(shown_path(row['path']))}\n  {row['format']}: {row['rulings']} rulings, "
                        f"{row['entries']} entries")

@@ -147,7 +147,7 @@ def create_app(index_dir: Path, hosts: list[str] | None = None) -> FastAPI:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
 
     def page(template: str, status: int = 200, **values) -> HTMLResponse:
-        from search.export import printable_value         # control characters out, as every output does
+        from search.export import printable_value  # control characters out, as every output does
 
         values = {key: printable_value(value) for key, value in values.items()}
         html = pages.render(template, inline=False, style_version=pages.asset_hash("style.css"),

@@ -4,27 +4,21 @@
   read whole, block by block, and scored in one pass; ORs and ANDs combine the
   documents' scores in dictionaries (an AND matches its smallest clause first and
   reads the others only in blocks holding its documents); phrases are checked on
-  the positions of the documents holding every word. Whoosh's document-at-a-time
-  matcher tree stepped, skipped and scored every posting through several Python
-  method calls (the benchmark's word queries at a million rulings: p50 78 -> 44–52 ms). The
-  scores are Whoosh's BM25F scores, summed in the shape of Whoosh's matcher
-  trees, so hits and scores are the same (compared on the benchmark's queries).
-- Every match is scored: Whoosh's matcher replacement lost documents of the top N
+  the positions of the documents holding every word. The scores are Whoosh's
+  BM25F scores, summed in the shape of Whoosh's matcher trees, so hits, scores
+  and order are those of Whoosh's own collector scoring every match
+  (``whoosh_top()``; tests/test_engine_equivalence.py compares them).
+- Every match is scored: Whoosh's matcher replacement loses documents of the top N
   (a union becomes an AndMaybeMatcher whose ``skip_to`` leaves its optional side
-  behind, whoosh-reloaded 2.7.5 binary.py: ``strike`` on the million-ruling index
-  lost its best hit, 18.382 scored as 15.413), and block-quality skipping is
-  unsound for a union (a skipped document can meet a later, better block of the
-  other side) and skipped almost nothing with BM25F over several fields.
-- Deleted documents are left out once, after scoring a segment (Whoosh wrapped
+  behind, whoosh-reloaded 2.7.5 binary.py), and block-quality skipping is unsound
+  for a union (a skipped document can meet a later, better block of the other side).
+- Deleted documents are left out once, after scoring a segment (Whoosh wraps
   every posting list of a segment with deletions in a FilterMatcher).
 - A query node it does not score itself is matched by Whoosh's own matcher, with
-  three faster steps: skip_to by bisection inside a block (``skip_to``), field
-  lengths from the length column held in memory (``doc_field_length``,
-  ``with_lengths_in_memory``), field boosts folded into the posting lists' scorers
-  (``without_boost_wrappers``).
-
-``install()`` puts skip_to and doc_field_length on Whoosh's classes (idempotent); search/query.py
-calls it when it is imported, so every search of the process uses it.
+  the field lengths read from memory (``with_lengths_in_memory``) and field boosts
+  folded into the posting lists' scorers (``without_boost_wrappers``); skips by
+  bisection come with the searcher's read codec (reading.py).
+- On a Whoosh outside version.TESTED, ``top()`` is ``whoosh_top()``.
 """
 from __future__ import annotations
 
@@ -36,99 +30,20 @@ from collections import OrderedDict
 from itertools import accumulate
 from pickle import loads
 
-from whoosh.codec.whoosh3 import (
-    LENGTHS_COLUMN,
-    W3LeafMatcher,
-    W3PerDocReader,
-    _lenfield,
-)
-from whoosh.columns import NumericColumn
+from whoosh import collectors
+from whoosh.codec.whoosh3 import W3LeafMatcher, W3PerDocReader
 from whoosh.formats import Positions
-from whoosh.matching import Matcher, ReadTooFar, WrappingMatcher
+from whoosh.matching import Matcher, WrappingMatcher
 from whoosh.query import And, Not, Or, Phrase, Term
 from whoosh.query.compound import DefaultOr
 from whoosh.query.spans import Span, SpanNear2
 from whoosh.query.wrappers import ConstantScoreQuery
 from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F
-from whoosh.searching import Searcher
-from whoosh.util.numeric import byte_to_length
+from whoosh.searching import Results, Searcher
 
-# Whoosh's own methods, kept for tests that compare.
-LINEAR_SKIP_TO = W3LeafMatcher.skip_to
-ORIG_DFL = W3PerDocReader.doc_field_length
-
-
-def skip_to(self, targetid: int) -> None:
-    """Move the matcher to the first posting whose document number is >= targetid.
-
-    Same contract as Whoosh's ``Matcher.skip_to``: raises ReadTooFar when the
-    matcher is no longer active; does nothing when the current posting is at or
-    past targetid; becomes inactive when no posting is left at or past it.
-    Whole blocks are skipped by their last document number, as Whoosh does;
-    within the block, the position is found by bisection over its decoded ids.
-    """
-    if not self.is_active():
-        raise ReadTooFar
-    if self._ids is None:
-        self._read_ids()
-    if targetid <= self._ids[self._i]:
-        return
-    if targetid > self._maxid:
-        while self.is_active() and targetid > self._maxid:
-            self._next_block()
-        if not self.is_active():
-            return
-        if self._ids is None:
-            self._read_ids()
-    # the block's last id (_maxid) is >= targetid, so the position is inside the block
-    self._i = bisect_left(self._ids, targetid, self._i, self._blocklength)
-
-
-def doc_field_length(self, docnum: int, fieldname: str, default=0):
-    """A document's length in a field (tokens, Whoosh's one-byte approximation), from lengths held in memory.
-
-    Same answers as Whoosh's ``W3PerDocReader.doc_field_length``; each field's
-    length column (one byte per document of the segment) is read into memory the
-    first time it is asked for and kept with the per-document reader, instead of
-    being looked up in the file for every posting scored. default: the answer for
-    a field that keeps no lengths. Raises IndexError past the segment's documents.
-    """
-    lengths = loaded_lengths(self, fieldname)
-    if lengths is None:
-        return default
-    lbyte = lengths[docnum]
-    return byte_to_length(lbyte) if lbyte else None
-
-
-def loaded_lengths(perdoc: W3PerDocReader, fieldname: str):
-    """The field's length bytes for every document of the segment (read once, kept with the per-document
-    reader); None for a field that keeps no lengths. search/index.py's flush reads lengths through it too."""
-    kept = perdoc.__dict__.setdefault("_loaded_lengths", {})
-    lengths = kept.get(fieldname, False)
-    if lengths is False:
-        column = perdoc._cached_reader(_lenfield(fieldname), LENGTHS_COLUMN)
-        lengths = kept[fieldname] = None if column is None else _column_bytes(column)
-    return lengths
-
-
-def _column_bytes(column) -> array:
-    """A length column's bytes for every document, read as one slice of the segment file.
-
-    Whoosh's ``load()`` reads a NumericColumn one document at a time (120 ms for the
-    searched fields of the real corpus's three segments, most of a cold search's
-    ranking); a one-byte column (``NumericColumn("B", default=0)``, whoosh3.py
-    LENGTHS_COLUMN) is its stored bytes followed by the default for the documents
-    past the last one written. Any other column is loaded by Whoosh.
-    """
-    if type(column) is not NumericColumn.Reader or column._typecode != "B" or column._default != 0:
-        return column.load()
-    stored = bytes(column._dbfile.get(column._basepos, column._count))
-    return array("B", stored + bytes(max(0, column._doccount - column._count)))
-
-
-# Whoosh's length byte -> length; 0 (no length recorded) -> None, as W3PerDocReader answers.
-LENGTH_OF_BYTE = (None, *(byte_to_length(b) for b in range(1, 256)))
+from search.engine import version
+from search.engine.reading import LENGTH_OF_BYTE, loaded_lengths, memo
 
 
 def with_lengths_in_memory(matcher, perdoc: W3PerDocReader):
@@ -162,8 +77,7 @@ def without_boost_wrappers(matcher):
     Whoosh wraps the posting list of a boosted term (``variants:word^0.3``,
     ``cards:word^0.8``: every bare word, index.searched_fields()) in a
     WrappingMatcher that multiplies its score, and every step of the list then
-    passes through the wrapper (17 % of a word query's calls at a million
-    rulings). The list's scorer multiplies instead (``_BoostedScorer``): the same
+    passes through the wrapper. The list's scorer multiplies instead (``_BoostedScorer``): the same
     product, so the same scores. Binary matchers (``a``/``b``) and wrappers
     (``child``) are walked; other matchers are left as they are. Returns the new
     root (the root itself may have been a boost wrapper).
@@ -203,26 +117,20 @@ class _BoostedScorer:
 def _unfiltered(subsearcher: Searcher) -> Searcher:
     """The searcher of one segment over a copy of its reader whose posting lists are not wrapped in a
     filter of deleted documents; made once per kept searcher."""
-    made = subsearcher.__dict__.get("_unfiltered")
-    if made is None:
+    def make() -> Searcher:
         reader = copy.copy(subsearcher.reader())
         reader.__dict__["deleted_docs_set"] = frozenset()        # Whoosh's cached_property, per instance
-        made = Searcher(reader, weighting=subsearcher.weighting, closereader=False,
+        return Searcher(reader, weighting=subsearcher.weighting, closereader=False,
                         fromindex=subsearcher._ix, parent=subsearcher.get_parent())
-        subsearcher.__dict__["_unfiltered"] = made
-    return made
-
-
-def install() -> None:
-    """Make Whoosh's W3 matcher skip by bisection and read field lengths from memory; safe to call again."""
-    W3LeafMatcher.skip_to = skip_to
-    W3PerDocReader.doc_field_length = doc_field_length
+    return memo(subsearcher, "unfiltered", make)
 
 
 # ---------------------------------------------------------------- term-at-a-time scoring
 
-def top(searcher: Searcher, query, limit: int):
+def top(searcher: Searcher, query, limit: int) -> Results:
     """Whoosh Results of the query's ``limit`` best-scored live documents, best first.
+
+    On a Whoosh outside version.TESTED: whoosh_top(), Whoosh's own collector scoring every match.
 
     Scored term at a time (``SegmentScores``), every match of every segment (the
     module docstring says why nothing is skipped). The scores are Whoosh's BM25F
@@ -231,8 +139,8 @@ def top(searcher: Searcher, query, limit: int):
     lower document number, as in Whoosh's TopCollector. Returns a Whoosh Results
     of (score, document number) pairs, best first.
     """
-    from whoosh.searching import Results
-
+    if not version.internals():
+        return whoosh_top(searcher, query, limit)
     context = searcher.context()
     kept = kept_for(searcher, context)
     best: list[tuple[float, int]] = []
@@ -244,6 +152,16 @@ def top(searcher: Searcher, query, limit: int):
         best.extend(_best(scores, limit, offset))
     best.sort(key=_best_first)
     return Results(searcher, query, [(score, docnum) for score, docnum in best[:limit]])
+
+
+def whoosh_top(searcher: Searcher, query, limit: int) -> Results:
+    """Whoosh Results of the query's ``limit`` best-scored live documents by Whoosh's public collector,
+    without matcher replacement and block-quality skipping (every match scored by its matcher tree;
+    Whoosh's replacement lost documents of the top N, the module docstring says how). The same hits,
+    scores and order as top()."""
+    collector = collectors.TopCollector(limit=limit, usequality=False, replace=0)
+    searcher.search_with_collector(query, collector)
+    return collector.results()
 
 
 def _live(scores: dict[int, float], deleted) -> dict[int, float]:
@@ -354,9 +272,7 @@ def kept_for(searcher: Searcher, context) -> Kept:
     not the searcher's own (its scores would differ)."""
     if context.weighting is not searcher.weighting:
         return Kept()
-    kept = searcher.__dict__.get("_rulings_kept")
-    if kept is None:
-        kept = searcher.__dict__["_rulings_kept"] = Kept()
+    kept = memo(searcher, "kept", Kept)
     kept.trim()
     return kept
 
