@@ -22,7 +22,7 @@ LONG_TERMS = [("text", "the"), ("text", "abil"), ("text", "creatur"), ("text", "
 FLOORS = {
     "small": {"long": 300, "lengths": 2000 * 10, "deleted": 100, "returned": 300, "folded": 200,
               "shapes": 3000, "phrases": 500},
-    "real": {"long": 800, "lengths": 16_000 * 10, "deleted": 100, "returned": 1000, "folded": 900,
+    "real": {"long": 700, "lengths": 15_500 * 10, "deleted": 100, "returned": 1000, "folded": 900,
              "shapes": 20_000, "phrases": 5_000},
 }
 
