@@ -162,10 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="print the queries rulings misses")
     parser.add_argument("--no-peer", action="store_true", help="skip bm25s")
     parser.add_argument("--held-out", action="store_true", help="measure on the held-out queries")
+    parser.add_argument("--queries", type=Path, help="measure on this JSON-lines file of queries instead")
     args = parser.parse_args(argv)
     from search import index
     index_dir = ensure_index(args.index)
-    queries = load_queries(HELD_OUT if args.held_out else QUERIES)
+    queries = load_queries(args.queries or (HELD_OUT if args.held_out else QUERIES))
     systems = {"rulings": rulings_ranks(index_dir, queries)}
     if not args.no_peer:
         systems["bm25s"] = bm25s_ranks(list(index.all_entries(index_dir)), queries)

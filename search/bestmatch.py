@@ -31,13 +31,15 @@ from whoosh.query import Or, Phrase, Query, Term
 from whoosh.query.compound import CompoundQuery
 
 from ingest.errors import QueryError
-from search.analysis import TOKEN_PATTERN, fold, stem, terms
+from search.analysis import TOKEN_PATTERN, card_key, fold, stem, terms
 from search.engine import listed, scores_of
 from search.terms import FUNCTION_WORDS_ZH, key_of, longest_key, meanings
 
 FUNCTION_WEIGHT = 0.15
 MEANING_WEIGHT = 0.6
 MECHANIC_WEIGHT = 2.5
+CARD_WEIGHT = 2.0
+CARD_WORD_SHARE = 3
 NEAR_WEIGHT = 0.5
 NEAR_SLOP = 3
 COORDINATION = 2.0
@@ -413,6 +415,37 @@ def card_name_spans(units: list[tuple[str, bool]]) -> list[tuple[int, int, Query
             return Or([Term("cards", name) for name in found]) if found else None
         return None
     return longest_spans(len(units), 8, other_name)
+
+
+_POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
+
+
+def own_card_spans(units: list[tuple[str, bool]], card_entries, text_entries) -> list[tuple[int, int, Query]]:
+    """(first unit, end unit, clause) of each run of units that names a card of the index, in its own
+    language: up to 8 words of letters (the last one's possessive 's dropped: "Allosaurus's") whose
+    search/analysis.py card_key is a full name or a face of an entry's card, or one Chinese unit of 3
+    or more characters that is one. The clause is the name in ``cards`` (BM25F: an entry of fewer
+    cards scores higher). A single word names the card only when the texts rarely use it otherwise
+    (``text_entries(word)`` at most CARD_WORD_SHARE times ``card_entries(key)``) and it names no
+    mechanic (``flash`` is the keyword first, as mechanic_spans() reads it). card_entries(key) /
+    text_entries(word): the numbers of entries holding a card key / the word in ``text``."""
+    def named(start: int, end: int) -> Query | None:
+        words = [w for w, _ in units[start:end]]
+        if any(z for _, z in units[start:end]):
+            if end - start > 1 or len(words[0]) < 3 or not card_entries(card_key(words[0])):
+                return None
+            return Term("cards", words[0])
+        words[-1] = _POSSESSIVE.sub("", words[-1])
+        key = card_key(" ".join(words))
+        if not re.search(r"[^\W\d_]", key):
+            return None
+        found = card_entries(key)
+        if not found or end - start == 1 and (text_entries(words[0]) > CARD_WORD_SHARE * found
+                                              or mechanic_spans(units[start:end])):
+            return None
+        return phrase_of("cards", " ".join(words), 0, 1.0)
+    return longest_spans(len(units), 8, named)
+
 
 
 def card_name_table() -> tuple[dict[str, list[str]], dict[str, list[str]]]:

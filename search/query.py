@@ -567,7 +567,7 @@ def best_match(searcher, text: str, empty: frozenset[str] = frozenset(), index_d
     units = _units(searcher, made_by, bestmatch.word_units(found.words, vocabulary), vocabulary, empty, index_dir)
     if not units:
         return None
-    covers, cover_clauses, weights = _covers(units, vocabulary, empty)
+    covers, cover_clauses, weights = _covers(searcher, units, vocabulary, empty)
     for number, unit in enumerate(units):          # a word only a meaning finds still counts
         if unit.idf == 0.0 and any(number in c for c in covers):
             unit.idf = math.log(1 + 100)
@@ -683,8 +683,8 @@ def _expanded_words(word: str, index_dir: Path | None, vocabulary: dict[str, int
 
 def _chinese_clause(word: str, vocabulary: dict[str, int], made_by, empty: frozenset[str]) -> Query:
     """A unit of Han characters in text_zh and card names, and as Japanese text when the index holds
-    some (text_cjk bigrams); a word of two or more characters also finds the index's words that
-    contain it (牌库 in 牌库顶), with less weight."""
+    some (text_cjk bigrams); a word of two or more characters also finds the index's words and card
+    names that contain it (牌库 in 牌库顶, 祈愿 in 生机祈愿), with less weight."""
     clauses: list[Query] = [Term("text_zh", word), Term("cards", word)]
     if len(word) >= 3:              # a card name: also its pieces as the texts were cut, together
         pieces = bestmatch.chinese_units(word, vocabulary, without=word)
@@ -695,14 +695,21 @@ def _chinese_clause(word: str, vocabulary: dict[str, int], made_by, empty: froze
         clauses += [japanese] if japanese is not None else []
     if len(word) >= 2:
         longer = sorted(w for w in _containing(vocabulary, word[:2]) if word in w and w != word)[:30]
-        clauses += [Term("text_zh", w, boost=0.7) for w in longer]
+        clauses += [Term(name, w, boost=0.7) for w in longer for name in ("text_zh", "cards")]
     return Or(clauses)
 
 
-def _covers(units: list[bestmatch.Unit], vocabulary: dict[str, int], empty: frozenset[str]
+def _covers(searcher, units: list[bestmatch.Unit], vocabulary: dict[str, int], empty: frozenset[str]
             ) -> tuple[list[tuple[int, ...]], list[Query], list[float]]:
-    """The clauses that stand for some units: their meanings (search/terms.py) and the mechanics they
-    name, with the unit numbers each covers and its weight."""
+    """The clauses that stand for some units: their meanings (search/terms.py), the mechanics they
+    name and the cards they name, with the unit numbers each covers and its weight."""
+    def card_entries(key: str) -> int:
+        return searcher.doc_frequency("card_keys", key)
+
+    def text_entries(word: str) -> int:
+        analysed = [w for w, *_ in terms(word, joined=False)]
+        return max((searcher.doc_frequency("text", w) for w in analysed), default=0)
+
     covers, clauses, weights = [], [], []
     keys = [u.key for u in units]
     for start, end, meanings in bestmatch.covered_spans(keys):
@@ -722,6 +729,11 @@ def _covers(units: list[bestmatch.Unit], vocabulary: dict[str, int], empty: froz
         covers.append(tuple(range(start, end)))
         clauses.append(clause)
         weights.append(bestmatch.MEANING_WEIGHT)
+    for start, end, clause in bestmatch.own_card_spans(words, card_entries, text_entries):
+        if clause is not None:
+            covers.append(tuple(range(start, end)))
+            clauses.append(clause)
+            weights.append(bestmatch.CARD_WEIGHT)
     return covers, clauses, weights
 
 

@@ -261,3 +261,30 @@ def test_function_words_of_meanings_are_not_marked(real_index):
     """'ETB trigger' marked every 'the' of "enters the battlefield"."""
     found = hits(real_index, "ETB trigger", limit=10)
     assert found and not any("**the**" in h["snippet"].lower() or "**a**" in h["snippet"].lower() for h in found)
+
+
+def test_a_card_named_in_the_query_is_a_cover_of_its_own():
+    """Up to eight words naming a card of the index (a possessive 's dropped) stand for that card's name in
+    ``cards``; a single word only when the texts rarely use it otherwise and it names no mechanic."""
+    cards = {"territorialallosaurus": 2, "twincast": 2, "exile": 1, "flash": 4, "生机祈愿": 1}
+    texts = {"twincast": 5, "exil": 900, "flash": 7}
+    spans = lambda words: [(s, e, str(c)) for s, e, c in bestmatch.own_card_spans(
+        [(w, bool(bestmatch._HAN.match(w))) for w in words], lambda key: cards.get(key, 0),
+        lambda word: max((texts.get(t, 0) for t, *_ in query.terms(word, joined=False)), default=0))]
+    assert spans(["does", "Territorial", "Allosaurus's", "fight"]) == [(1, 3, 'cards:"territorial allosaurus"')]
+    assert spans(["Twincast", "modes"]) == [(0, 1, "cards:twincast")]
+    assert spans(["exile", "it"]) == []             # the action: the texts use the word 900 times
+    assert spans(["flash"]) == []                   # the keyword ability first
+    assert spans(["生机祈愿", "备牌"]) == [(0, 1, "cards:生机祈愿")]
+
+
+def test_a_card_named_in_a_question_ranks_its_own_rulings(real_index):
+    found = hits(real_index, "does Ajani's Pridemate trigger once for each life gain event", limit=3)
+    assert len(found) == 3 and all("Ajani's Pridemate" in h["cards"] for h in found)
+    assert "just once for each life-gaining event" in found[0]["text"]
+
+
+def test_a_chinese_word_finds_the_card_names_holding_it(real_index):
+    """祈愿 (wish) is part of 生机祈愿 (Living Wish): the card's rulings are found through its name."""
+    found = hits(real_index, "祈愿 备牌", limit=5)
+    assert any("生机祈愿" in h["cards"] for h in found)
