@@ -41,6 +41,7 @@ MECHANIC_WEIGHT = 2.5
 CARD_WEIGHT = 2.0
 CARD_WORD_SHARE = 3
 NEAR_WEIGHT = 0.5
+SHORT_QUERY = 5
 NEAR_SLOP = 3
 COORDINATION = 2.0
 ALL_WORDS = 2_000_000.0
@@ -172,8 +173,11 @@ class Items:
 
 def items(text: str) -> Items:
     """Split a plain query into its items; raises QueryError for syntax we do not support (boosts
-    ``word^2``) and for a field we do not have (``text:flying``)."""
-    words, required = [], []
+    ``word^2``) and for a field we do not have (``text:flying``). A symbol or P/T modifier typed
+    (``{T}``, ``+1/+1``) is required in a short query (at most SHORT_QUERY words: "+1/+1 counter dies"
+    never brings -1/-1 rulings); in a longer one, a question ("do creatures I cast later get the
+    +2/+0 too?"), it is one of its words, the rarest kind, and never matches another modifier."""
+    words, required, precise = [], [], []
     found = list(_ITEM.finditer(text))
     signs = _operator_signs(found)
     for number, match in enumerate(found):
@@ -191,11 +195,15 @@ def items(text: str) -> Items:
             required.append(sign + word if sign == "-" else word)
             continue
         _refuse_unsupported(word)
-        if sign or _precise(word):
+        if sign:
             required.append(("-" if sign == "-" else "") + word)
+        elif _precise(word):
+            precise.append(word)
         else:
             words.append(word)
-    return Items(words, required)
+    if len(words) + len(precise) > SHORT_QUERY:      # a question: what it names need not be in the ruling
+        return Items(words + precise, required)
+    return Items(words, required + precise)
 
 
 def _operator_signs(found: list[re.Match]) -> dict[int, str]:
@@ -427,7 +435,8 @@ def own_card_spans(units: list[tuple[str, bool]], card_entries, text_entries) ->
     or more characters that is one. The clause is the name in ``cards`` (BM25F: an entry of fewer
     cards scores higher). A single word names the card only when the texts rarely use it otherwise
     (``text_entries(word)`` at most CARD_WORD_SHARE times ``card_entries(key)``) and it names no
-    mechanic (``flash`` is the keyword first, as mechanic_spans() reads it). card_entries(key) /
+    mechanic (``flash`` is the keyword first, as mechanic_spans() reads it) unless it is written as a
+    name: capitalised after the query's first word ("… get +2/+0 from Fortify"). card_entries(key) /
     text_entries(word): the numbers of entries holding a card key / the word in ``text``."""
     def named(start: int, end: int) -> Query | None:
         words = [w for w, _ in units[start:end]]
@@ -441,7 +450,8 @@ def own_card_spans(units: list[tuple[str, bool]], card_entries, text_entries) ->
             return None
         found = card_entries(key)
         if not found or end - start == 1 and (text_entries(words[0]) > CARD_WORD_SHARE * found
-                                              or mechanic_spans(units[start:end])):
+                                              or mechanic_spans(units[start:end]) and not (
+                                                  start > 0 and words[0][:1].isupper())):
             return None
         return phrase_of("cards", " ".join(words), 0, 1.0)
     return longest_spans(len(units), 8, named)

@@ -288,3 +288,13 @@ def test_a_chinese_word_finds_the_card_names_holding_it(real_index):
     """祈愿 (wish) is part of 生机祈愿 (Living Wish): the card's rulings are found through its name."""
     found = hits(real_index, "祈愿 备牌", limit=5)
     assert any("生机祈愿" in h["cards"] for h in found)
+
+
+def test_a_question_need_not_hold_the_pt_it_names(real_index):
+    """In a question (more than SHORT_QUERY words) a P/T modifier is a word, not a requirement: the
+    ruling says "the chosen bonus", not +2/+0. A short query still requires it (test above)."""
+    assert bestmatch.items("+1/+1 counter dies").required == ["+1/+1"]
+    question = "does a creature I control later in the turn get +2/+0 from Fortify"
+    assert "+2/+0" in bestmatch.items(question).words and not bestmatch.items(question).required
+    found = hits(real_index, question, limit=3)
+    assert any(h["cards"] == ["Fortify"] and "after Fortify resolves" in h["text"] for h in found)

@@ -73,7 +73,9 @@ def search(words, mechanic, card, set_code, lang, since, until, limit, every_wor
                            required; player words (ETB, fizzle, CMC, 进场) also
                            find what rulings say instead, with less weight
       +word  or  a AND b   required words; symbols and P/T ({T}, +1/+1) are
-                           always required; --every-word requires every word
+                           required in a query of up to 5 words (in a longer
+                           one, a question, they weigh most); --every-word
+                           requires every word
       "can't be blocked"   a phrase (required)
       prolif*              words starting with prolif
       flying OR reach      either word;  NOT word  or  -word  excludes it
