@@ -304,7 +304,8 @@ def _table_words() -> frozenset[str]:
 
 def word_units(words: list[str], vocabulary: dict[str, int]) -> list[tuple[str, bool]]:
     """(unit text, is Chinese) of each unit of the plain words, in order: a word of letters as typed
-    (without its punctuation), a run of Han characters as chinese_units()."""
+    (without its punctuation; a made-up compound of three or more hyphenated words as its words), a
+    run of Han characters as chinese_units()."""
     found = []
     for word in words:
         if WILDCARD.fullmatch(word) or FUZZY.fullmatch(word):      # prolif*, 增*: expanded whole
@@ -321,9 +322,16 @@ def word_units(words: list[str], vocabulary: dict[str, int]) -> list[tuple[str, 
             found += [(unit, True) for unit in chinese_units(simplified, vocabulary)]
             at = run.end()
         rest = bare(word[at:])
-        if rest:
+        if _MADE_UP_COMPOUND.fullmatch(rest):       # draw-and-lose-life: the words, not that phrase
+            found += [(part, False) for part in rest.split("-")]
+        elif rest:
             found.append((rest, False))
     return found
+
+
+# Three or more words joined by hyphens: a compound made up for the query ("destroy-a-random-attacker"),
+# not a term of the rules (two-headed, face-down, Lim-Dûl keep their hyphen and are a phrase).
+_MADE_UP_COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+){2,}")
 
 
 def unit_key(text: str, chinese: bool) -> tuple[str, ...]:

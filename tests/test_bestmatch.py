@@ -298,3 +298,13 @@ def test_a_question_need_not_hold_the_pt_it_names(real_index):
     assert "+2/+0" in bestmatch.items(question).words and not bestmatch.items(question).required
     found = hits(real_index, question, limit=3)
     assert any(h["cards"] == ["Fortify"] and "after Fortify resolves" in h["text"] for h in found)
+
+
+def test_a_made_up_compound_is_read_as_its_words(real_index):
+    """"draw-and-lose-life" is three or more hyphenated words made up for the query: its words, not the
+    phrase "draw and lose life" (which no ruling says); two-headed and face-down stay a phrase."""
+    assert bestmatch.word_units(["draw-and-lose-life?"], {}) == [
+        ("draw", False), ("and", False), ("lose", False), ("life", False)]
+    assert bestmatch.word_units(["face-down", "Two-Headed"], {}) == [("face-down", False), ("Two-Headed", False)]
+    found = hits(real_index, "Midnight Entourage draw-and-lose-life mandatory", limit=3)
+    assert any("triggered ability is mandatory" in h["text"] for h in found)
