@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from ingest.errors import UnknownMechanic
-from ingest.model import Entry
+from rulings.ingest.errors import UnknownMechanic
+from rulings.ingest.model import Entry
 
 try:
     from re import _parser as _sre_parse  # Python 3.11+
@@ -85,7 +85,7 @@ class Mechanic:
 @lru_cache(maxsize=1)
 def vocabulary() -> tuple[Mechanic, ...]:
     """The mechanics of ``ingest/data/mechanics.json``, in file order."""
-    raw = json.loads(resources.files("ingest").joinpath("data/mechanics.json").read_text("utf-8"))
+    raw = json.loads(resources.files("rulings.ingest").joinpath("data/mechanics.json").read_text("utf-8"))
     return tuple(Mechanic(m["id"], m["name"], m["kind"], tuple(m["forms"]), tuple(m.get("zh", ())),
                           tuple(m.get("symbols", ())), tuple(m.get("reminders", ())),
                           bool(m.get("keyword_only")), tuple(m.get("zh_patterns", ())),
@@ -455,7 +455,7 @@ def find_mechanic(name: str) -> Mechanic | None:
     if not wanted:
         return None
     if re.search(r"[\u3400-\u9fff]", wanted):
-        from ingest.language import to_simplified  # Traditional names (飛行) resolve like Simplified
+        from rulings.ingest.language import to_simplified  # Traditional names (飛行) resolve like Simplified
         wanted = to_simplified(wanted)
     lowered = wanted.lower()
     as_id = re.sub(r"[\s_]+", "-", lowered)
@@ -532,7 +532,7 @@ def glossary_names() -> dict:
     """``ingest/data/mechanic_names.json`` (scripts/derive_mechanics.py --glossary): ``aliases`` (a name the
     CR glossary gives a mechanic, lower case -> mechanic id) and ``ability_words`` (a former keyword,
     lower case -> the glossary's sentence)."""
-    return json.loads(resources.files("ingest").joinpath("data/mechanic_names.json").read_text("utf-8"))
+    return json.loads(resources.files("rulings.ingest").joinpath("data/mechanic_names.json").read_text("utf-8"))
 
 
 @lru_cache(maxsize=1)

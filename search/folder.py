@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ingest.errors import DamagedIndex, RulingsError
+from rulings.ingest.errors import DamagedIndex, RulingsError
 
 CURRENT = "CURRENT"
 LOCK = "lock"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from search import query
-from search.commands.options import entry_block, index_option, json_text, printable, ready_index
+from rulings.search import query
+from rulings.search.commands.options import entry_block, index_option, json_text, printable, ready_index
 
 
 @click.command()
@@ -22,7 +22,7 @@ def card(name, fmt, index_dir):
     A name's first words find the cards that begin with them ('Jace': every
     Jace card); the cards are listed when there are several.
     """
-    from search import cards
+    from rulings.search import cards
 
     index_dir = ready_index(index_dir)
     matches = query.card_matches(index_dir, name)

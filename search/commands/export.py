@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from ingest.errors import RulingsError
-from search import catalog
-from search import export as exporter
-from search.commands.options import filter_options, index_option, ready_index, warn_if_reversed
-from search.output import index_folder_holding, write_atomic
+from rulings.ingest.errors import RulingsError
+from rulings.search import catalog
+from rulings.search import export as exporter
+from rulings.search.commands.options import filter_options, index_option, ready_index, warn_if_reversed
+from rulings.search.output import index_folder_holding, write_atomic
 
 
 @click.command()
@@ -49,8 +49,8 @@ def export(mechanic, card, set_code, lang, since, until, any_mechanic, query_tex
         raise click.UsageError("--split DIR goes with --format html and --group-by, without -o")
     if group_by and fmt not in ("md", "html"):
         click.echo(f"note: --group-by applies to the md and html formats; {fmt} is written ungrouped", err=True)
-    from ingest.tag import resolve_mechanic  # the one resolver (ingest/tag.py), as search and mechanics use
-    from search.cards import card_selector
+    from rulings.ingest.tag import resolve_mechanic  # the one resolver (ingest/tag.py), as search and mechanics use
+    from rulings.search.cards import card_selector
 
     mechanics = [resolve_mechanic(m) for m in mechanic]
     warn_if_reversed(since, until)

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from corpus import corpus_files
-from ingest.controls import single_line
-from ingest.errors import RulingsError
-from search import catalog
-from search.commands.options import default_index, index_option, json_text, shown_path
+from rulings.corpus import corpus_files
+from rulings.ingest.controls import single_line
+from rulings.ingest.errors import RulingsError
+from rulings.search import catalog
+from rulings.search.commands.options import default_index, index_option, json_text, shown_path
 
 
 def format_table(files) -> list[str]:

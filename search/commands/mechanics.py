@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from search import query
-from search.commands.options import entry_block, index_option, json_text, ready_index
+from rulings.search import query
+from rulings.search.commands.options import entry_block, index_option, json_text, ready_index
 
 # Display order and headings of the kinds (PRODUCT.md, "rulings mechanics").
 KIND_HEADINGS = {"keyword ability": "keyword abilities", "keyword action": "keyword actions",
@@ -21,7 +21,7 @@ def mechanics(name, lang, fmt, index_dir):
     """List mechanics with their entry counts, or the entries tagged NAME (id, name, any form, Chinese name)."""
     index_dir = ready_index(index_dir)
     if name is not None:
-        from ingest.tag import resolve_mechanic  # imported here: every command loads this module
+        from rulings.ingest.tag import resolve_mechanic  # imported here: every command loads this module
 
         show_mechanic(index_dir, resolve_mechanic(name), lang, fmt)
         return
@@ -43,7 +43,7 @@ def mechanics(name, lang, fmt, index_dir):
 
 def mechanic_rows(counts: dict[str, int]) -> list[dict]:
     """``[{"id", "name", "kind", "count"}]`` grouped by kind (KIND_HEADINGS order), most entries first."""
-    from ingest.tag import vocabulary  # imported here: every command loads this module
+    from rulings.ingest.tag import vocabulary  # imported here: every command loads this module
 
     vocab = {m.id: m for m in vocabulary()}
     order = list(KIND_HEADINGS)

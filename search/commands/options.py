@@ -11,9 +11,9 @@ from pathlib import Path
 
 import click
 
-from ingest.controls import escape_json_controls, single_line, without_controls
-from ingest.errors import RulingsError
-from search import index, query
+from rulings.ingest.controls import escape_json_controls, single_line, without_controls
+from rulings.ingest.errors import RulingsError
+from rulings.search import index, query
 
 
 def default_index() -> Path:
@@ -61,7 +61,7 @@ def ready_index(index_dir: Path | None) -> Path:
     index_dir = index_dir or default_index()
     if index.exists(index_dir):
         return index_dir
-    from search import catalog  # building an index: the catalog and the bundled corpus
+    from rulings.search import catalog  # building an index: the catalog and the bundled corpus
     if catalog.repairable(index_dir):
         # the Whoosh files are gone but the remembered sources are not: rewrite the index from them
         click.echo(f"{index_dir}: index files missing; rebuilding them from the remembered sources", err=True)
@@ -72,7 +72,7 @@ def ready_index(index_dir: Path | None) -> Path:
             return index_dir
         raise RulingsError(f"{given}: no rulings index here; make one with 'rulings ingest SOURCE... --index "
                            f"{given}' (or 'rulings update --index {given}' for every official ruling)")
-    from corpus import corpus_files
+    from rulings.corpus import corpus_files
     report = catalog.ingest_if_missing(index_dir, corpus_files())
     if report is not None:
         click.echo(f"{index_dir}: no index yet, so it was built from the bundled demo corpus "

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from ingest.errors import RulingsError
-from search import catalog
-from search.commands.options import index_option, ready_index
+from rulings.ingest.errors import RulingsError
+from rulings.search import catalog
+from rulings.search.commands.options import index_option, ready_index
 
 
 @click.command()

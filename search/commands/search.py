@@ -7,8 +7,8 @@ import re
 
 import click
 
-from search import query
-from search.commands.options import (
+from rulings.search import query
+from rulings.search.commands.options import (
     entry_block,
     filter_options,
     filters_from,
@@ -96,7 +96,7 @@ def search(words, mechanic, card, set_code, lang, since, until, limit, every_wor
     warn_if_reversed(since, until)
     index_dir = ready_index(index_dir)
     if card:
-        from search.cards import card_selector  # a card's first words select it too (--card Okaun)
+        from rulings.search.cards import card_selector  # a card's first words select it too (--card Okaun)
         card = card_selector(index_dir, card)
     filters = filters_from(mechanic, card, set_code, lang, since, until)
     hits = query.search(index_dir, text, filters, limit, every_word=every_word)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ingest.controls import single_line
-from ingest.errors import UnknownEntry
-from search import query
-from search.commands.options import entry_block, index_option, json_text, printable, ready_index, shown_path
+from rulings.ingest.controls import single_line
+from rulings.ingest.errors import UnknownEntry
+from rulings.search import query
+from rulings.search.commands.options import entry_block, index_option, json_text, printable, ready_index, shown_path
 
 
 def _short(text: str, width: int = 100) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ingest.controls import single_line
-from search import catalog
-from search.commands.options import index_option, json_text, ready_index, shown_path
+from rulings.ingest.controls import single_line
+from rulings.search import catalog
+from rulings.search.commands.options import index_option, json_text, ready_index, shown_path
 
 
 def source_row(record: catalog.SourceRecord) -> dict:

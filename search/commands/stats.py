@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from search import catalog
-from search.commands.options import index_option, json_text, ready_index
+from rulings.search import catalog
+from rulings.search.commands.options import index_option, json_text, ready_index
 
 
 def stats_json(index_dir) -> dict:

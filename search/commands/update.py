@@ -6,9 +6,9 @@ import os
 
 import click
 
-from ingest.controls import single_line
-from ingest.errors import RulingsError
-from search.commands.options import default_index, index_option, json_text
+from rulings.ingest.controls import single_line
+from rulings.ingest.errors import RulingsError
+from rulings.search.commands.options import default_index, index_option, json_text
 
 # The download code (httpx, rich) is imported by the command itself, so that other commands never pay for it.
 SOURCES = ("scryfall", "mtgjson")           # search/update.py SOURCES
@@ -40,8 +40,8 @@ def update(source, sets, base_url, timeout, fmt, index_dir):
 
     The downloads are kept in the user cache folder ($RULINGS_CACHE_DIR to choose another).
     """
-    from search import update as updater
-    from search.fetch import Client, Progress
+    from rulings.search import update as updater
+    from rulings.search.fetch import Client, Progress
 
     index_dir = index_dir or default_index()
     client = Client(timeout=timeout or _env_float("RULINGS_TIMEOUT", 30.0),

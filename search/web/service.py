@@ -34,8 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.errors import DamagedIndex, QueryError, RulingsError
-from search import catalog, folder, query
+from rulings.ingest.errors import DamagedIndex, QueryError, RulingsError
+from rulings.search import catalog, folder, query
 
 LIMIT = 20                # results of a search when no limit is given (rulings search --limit)
 MAX_LIMIT = 100           # the most results of one search
@@ -111,7 +111,7 @@ def checked_date(name: str, value: str | None) -> str | None:
         return None
     import click
 
-    from search.commands.options import IsoDate
+    from rulings.search.commands.options import IsoDate
     try:
         return IsoDate().convert(value, None, None)
     except click.BadParameter as err:
@@ -197,8 +197,8 @@ class Rulings:
         limit = checked_limit(limit, LIMIT, MAX_LIMIT)
 
         def run():
-            from ingest.tag import resolve_mechanic
-            from search.cards import card_selector
+            from rulings.ingest.tag import resolve_mechanic
+            from rulings.search.cards import card_selector
 
             mechanics = [resolve_mechanic(m) for m in args.mechanic]
             card = card_selector(self.index_dir, args.card) if args.card else None
@@ -241,7 +241,7 @@ class Rulings:
         offset = checked_offset(offset)
 
         def run():
-            from search import cards
+            from rulings.search import cards
 
             matches = query.card_matches(self.index_dir, wanted)
             started = not matches
@@ -266,8 +266,8 @@ class Rulings:
         lang = checked_value("lang", lang)
 
         def run():
-            from ingest.tag import vocabulary
-            from search.commands.mechanics import mechanic_rows
+            from rulings.ingest.tag import vocabulary
+            from rulings.search.commands.mechanics import mechanic_rows
 
             zh = {m.id: list(m.zh) for m in vocabulary()}
             rows = mechanic_rows(query.mechanic_counts(self.index_dir, lang))
@@ -280,9 +280,9 @@ class Rulings:
         """``{"mechanic": {"id", "name", "kind", "zh", "rule", "count"}, "total", "offset", "results"}``:
         the entries tagged the mechanic (``rulings mechanics NAME``: an id, a printed name, any form, a
         Chinese name), oldest first. NotFound with the resolver's message (the closest ids)."""
-        from ingest.errors import UnknownMechanic
-        from ingest.tag import resolve_mechanic, vocabulary
-        from search.commands.mechanics import mechanic_entries
+        from rulings.ingest.errors import UnknownMechanic
+        from rulings.ingest.tag import resolve_mechanic, vocabulary
+        from rulings.search.commands.mechanics import mechanic_entries
 
         wanted = checked_value("mechanic", name) or ""
         lang = checked_value("lang", lang)
@@ -303,7 +303,7 @@ class Rulings:
 
     def stats(self) -> dict:
         """``rulings stats --format json`` (PRODUCT.md), with the last ingest time (``ingested``)."""
-        from search.commands.stats import stats_json
+        from rulings.search.commands.stats import stats_json
 
         def run():
             return stats_json(self.index_dir) | {"ingested": catalog.ingested_at(self.index_dir)}
@@ -313,7 +313,7 @@ class Rulings:
     def export(self, fmt: str, args: SearchArgs, any_mechanic: bool = False, group_by: str | None = None,
                variants: bool = False) -> bytes:
         """The bytes ``rulings export`` writes for this selection (search/export.py), UTF-8."""
-        from search import export as exporter
+        from rulings.search import export as exporter
 
         if fmt not in exporter.FORMATS:
             raise BadRequest(f"format must be one of {', '.join(exporter.FORMATS)} (got {fmt!r})")
@@ -322,8 +322,8 @@ class Rulings:
         args = args.checked()
 
         def run():
-            from ingest.tag import resolve_mechanic
-            from search.cards import card_selector
+            from rulings.ingest.tag import resolve_mechanic
+            from rulings.search.cards import card_selector
 
             mechanics = [resolve_mechanic(m) for m in args.mechanic]
             card = card_selector(self.index_dir, args.card) if args.card else None
@@ -339,6 +339,6 @@ class Rulings:
 def entry_text(entry: dict, text: str | None = None) -> str:
     """The short text rendering of an entry the MCP tools give beside its JSON: ``rulings search``'s block
     (search/commands/options.py entry_block, without terminal styling)."""
-    from search.commands.options import entry_block
+    from rulings.search.commands.options import entry_block
 
     return entry_block(entry, text)
