@@ -47,7 +47,7 @@ from stat import S_ISREG
 from typing import TYPE_CHECKING
 
 from rulings.corpus import BUNDLED, bundled_name, former_copy
-from rulings.ingest.errors import DamagedIndex, ReadError, RulingsError
+from rulings.ingest.errors import DamagedIndex, IndexWriteError, ReadError, RulingsError
 from rulings.search import folder, index
 
 if TYPE_CHECKING:
@@ -631,11 +631,6 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
     return IngestReport(files, figures["entries"], run_rejected(state, checked), time.perf_counter() - started,
                         named_failures, changed=True, parsed=len(added), index_changes=changes,
                         timings=timings, **run_extras(state, checked))
-
-
-class IndexWriteError(RulingsError):
-    """The machine refused a write while the next generation was built (a full disk, a quota, a read-only
-    or failing disk); the live index is unchanged."""
 
 
 @contextmanager

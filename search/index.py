@@ -207,6 +207,17 @@ def _forget(index_dir: Path) -> None:
         _close(kept[1])
 
 
+def release(index_dir: Path) -> None:
+    """Close and drop what reads keep of the index folder index_dir in this process: the kept searchers of
+    its generations (or of index_dir itself) and its Chinese word table (zh_words()); the next read opens
+    them again. What rulings.Index.close() calls."""
+    root = _key(index_dir)
+    for key in [key for key in _OPEN if key == root or key.startswith(root + os.sep)]:
+        _forget(key)
+    for path in [path for path in _ZH_WORDS if os.path.abspath(path).startswith(root + os.sep)]:
+        del _ZH_WORDS[path]
+
+
 def _close(opened) -> None:
     try:
         opened.close()
