@@ -20,4 +20,4 @@ def mcp(index_dir):
     """
     from rulings.search.mcp_server import run
 
-    run(ready_index(index_dir).absolute())
+    run(ready_index(index_dir).path.absolute())            # its tools answer through rulings.Index too

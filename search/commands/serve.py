@@ -37,7 +37,7 @@ def serve(host, port, workers, index_dir):
 
     from rulings.search.web.app import HOSTS_ENV, INDEX_ENV, create_app, loopback_hosts
 
-    index_dir = ready_index(index_dir).absolute()
+    index_dir = ready_index(index_dir).path.absolute()      # the server answers through rulings.Index too
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
