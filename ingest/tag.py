@@ -503,7 +503,7 @@ def closest_mechanics(name: str, limit: int = 3) -> list[str]:
 
     key = _name_key(name)
     best: dict[str, float] = {}
-    for candidate, mechanic_id in _spellings():
+    for candidate, mechanic_id in mechanic_spellings():
         score = fuzz.ratio(key, candidate)
         if score >= 60 and score > best.get(mechanic_id, 0):
             best[mechanic_id] = score
@@ -511,9 +511,13 @@ def closest_mechanics(name: str, limit: int = 3) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _spellings() -> tuple[tuple[str, str], ...]:
-    """(spelling as _name_key() makes it, mechanic id): ids, printed names, forms that are plain words,
-    glossary names."""
+def mechanic_spellings() -> tuple[tuple[str, str], ...]:
+    """Every name the resolver (find_mechanic) knows a mechanic by, spelled as a person types it:
+    ``(spelling, mechanic id)`` pairs, the spelling lower case with runs of spaces, '-' and '_' as one
+    space (``("double strike", "double-strike")``), in vocabulary order: each mechanic's id, printed
+    name and forms that are plain words, then the CR glossary's other names (``("totem armor",
+    "umbra-armor")``); each pair once. What closest_mechanics() compares a mistyped name with, and what
+    search/bestmatch.py mechanic_name_table() adds to the names a query's words may spell."""
     found = []
     for mechanic in vocabulary():
         plain = [f for f in mechanic.forms if re.fullmatch(r"[\w' -]+", f)]

@@ -364,7 +364,7 @@ def mechanic_name_table() -> dict[str, str]:
     mechanic's printed name, id and Chinese names (ingest/data/mechanics.json), then every other name
     the resolver knows (its forms that are plain words, the CR glossary's names); where two names share
     a key, the first decides. search/data/names.json holds it made (scripts/derive_terms.py --names)."""
-    from rulings.ingest.tag import _spellings, find_mechanic, vocabulary
+    from rulings.ingest.tag import find_mechanic, mechanic_spellings, vocabulary
 
     names: dict[str, str] = {}
 
@@ -378,7 +378,7 @@ def mechanic_name_table() -> dict[str, str]:
             add(name)
         for name in mechanic.zh:
             add(name, as_written=True)
-    for spelling, _ in _spellings():
+    for spelling, _ in mechanic_spellings():
         add(spelling)
     return names
 
