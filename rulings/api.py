@@ -366,7 +366,7 @@ class Index:
     def export_pages(self, selection: Selection | None, folder: str | os.PathLike, group_by: str) -> list[str]:
         """A large HTML export as one page per group of group_by (mechanic, card or set) and an
         ``index.html`` linking them, written into folder (made when missing), each page whole or not at
-        all; returns the file names written, index.html last. Refused inside an index folder."""
+        all; returns the file names written, in the order written. Refused inside an index folder."""
         from rulings.search import catalog
         from rulings.search import export as exporter
         from rulings.search.output import write_atomic
