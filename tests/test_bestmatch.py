@@ -192,7 +192,7 @@ def test_the_term_tables_ship_with_the_package():
 
     import tomllib
     config = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text("utf-8"))
-    assert "data/*.json" in config["tool"]["setuptools"]["package-data"]["search"]
+    assert "data/*.json" in config["tool"]["setuptools"]["package-data"]["rulings.search"]
     names = sorted(p.name for p in resources.files("rulings.search").joinpath("data").iterdir())
     assert names == ["names.json", "obsolete-terms.json", "player-words.json"]
 
