@@ -30,9 +30,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ingest import compare  # noqa: E402
-from ingest.model import Ruling, Source  # noqa: E402
-from ingest.pipeline import build_entries  # noqa: E402
+from rulings.ingest import compare  # noqa: E402
+from rulings.ingest.model import Ruling, Source  # noqa: E402
+from rulings.ingest.pipeline import build_entries  # noqa: E402
 
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _FORMATS = {".json": "mtgjson", ".docx": "docx", ".pdf": "pdf", ".txt": "text", ".html": "gatherer"}

@@ -15,10 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ingest.compare import compare_form  # noqa: E402
-from ingest.dedup import dedup  # noqa: E402
-from ingest.normalise import normalise  # noqa: E402
-from ingest.read import read_file, walk  # noqa: E402
+from rulings.ingest.compare import compare_form  # noqa: E402
+from rulings.ingest.dedup import dedup  # noqa: E402
+from rulings.ingest.normalise import normalise  # noqa: E402
+from rulings.ingest.read import read_file, walk  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

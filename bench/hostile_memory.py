@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import hostile_files  # noqa: E402
 
 BOUND_MB = 1024
-CLI = [sys.executable, "-c", "from search.cli import main; main()"]
+CLI = [sys.executable, "-c", "from rulings.search.cli import main; main()"]
 CONTROLS = {chr(c) for c in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]} - {"\n", "\t"}
 
 
@@ -87,7 +87,7 @@ def run_measured(args: list[str]) -> tuple[subprocess.CompletedProcess, float, i
 
 def limit_files(folder: Path) -> dict[str, Path]:
     """One file per reader size limit, each just under it."""
-    from ingest.readers import limits
+    from rulings.ingest.readers import limits
     folder.mkdir(parents=True, exist_ok=True)
     files = {}
     path = folder / "text-64MiB.txt"
@@ -266,7 +266,7 @@ def main() -> None:
     print("nothing lost" if not lost else "LOST:\n  " + "\n  ".join(lost))
     if args.limits:
         print("reading one file at each size limit, each in a fresh process:")
-        reader = "import resource, sys; from pathlib import Path; from ingest.read import read_file; " \
+        reader = "import resource, sys; from pathlib import Path; from rulings.ingest.read import read_file; " \
                  "r = read_file(Path(sys.argv[1])); " \
                  "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024); " \
                  "print(len(r.rulings), 'rulings;', r.skipped or r.rejected or '')"

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from search import catalog
-from search.cli import cli
+from rulings.search import catalog
+from rulings.search.cli import cli
 
 LITERAL = "If a creature with power <3 or >5 & X enters, nothing happens."
 DOCS = {

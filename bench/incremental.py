@@ -40,7 +40,7 @@ def timed(argv: list[str], env: dict) -> tuple[float, float, str]:
 
 def groupings(index_dir: Path) -> list:
     """Each entry as the sorted (source path, position) of its variants."""
-    from search import index
+    from rulings.search import index
 
     return sorted(tuple(sorted((v["source"]["path"], v["position"]) for v in e["variants"]))
                   for e in index.all_entries(index_dir))

@@ -68,15 +68,15 @@ def ensure_index(index_dir: Path | None) -> Path:
     built = OUT / "known-item-index"
     if not (built / "CURRENT").exists():
         OUT.mkdir(exist_ok=True)
-        subprocess.run([sys.executable, "-m", "search.cli", "ingest", "--index", str(built), "--rebuild",
+        subprocess.run([sys.executable, "-m", "rulings.search.cli", "ingest", "--index", str(built), "--rebuild",
                         str(SHARED / "realdata")], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     return built
 
 
 def rulings_ranks(index_dir: Path, queries: list[dict]) -> list[int | None]:
     """The 1-based rank of each query's target among rulings' top K, or None."""
-    from ingest.errors import QueryError
-    from search import query as q
+    from rulings.ingest.errors import QueryError
+    from rulings.search import query as q
     ranks = []
     for item in queries:
         try:
@@ -110,7 +110,7 @@ def bm25s_ranks(entries: list[dict], queries: list[dict]) -> list[int | None]:
     import jieba
     import Stemmer
 
-    from search.index import search_texts
+    from rulings.search.index import search_texts
     jieba.setLogLevel(60)
     stemmer = Stemmer.Stemmer("english")
     corpus = []
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--held-out", action="store_true", help="measure on the held-out queries")
     parser.add_argument("--queries", type=Path, help="measure on this JSON-lines file of queries instead")
     args = parser.parse_args(argv)
-    from search import index
+    from rulings.search import index
     index_dir = ensure_index(args.index)
     queries = load_queries(args.queries or (HELD_OUT if args.held_out else QUERIES))
     systems = {"rulings": rulings_ranks(index_dir, queries)}

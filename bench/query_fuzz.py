@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ingest.errors import QueryError  # noqa: E402
-from search import index, query  # noqa: E402
-from search.analysis import TOKEN_PATTERN  # noqa: E402
+from rulings.ingest.errors import QueryError  # noqa: E402
+from rulings.search import index, query  # noqa: E402
+from rulings.search.analysis import TOKEN_PATTERN  # noqa: E402
 
 SYNTAX = ' "()-+:/{}*?~^<>=!\'’'
 WORDS = ["OR", "NOT", "AND", "card:", "set:", "mechanic:", "lang:", "date:", "T:", "{T}", "+1/+1", "-1/-1"]

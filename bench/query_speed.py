@@ -23,8 +23,8 @@ sys.path.insert(0, str(HERE))
 
 from run import make_queries, percentiles  # noqa: E402
 
-from ingest.errors import RulingsError  # noqa: E402
-from search import index, query  # noqa: E402
+from rulings.ingest.errors import RulingsError  # noqa: E402
+from rulings.search import index, query  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

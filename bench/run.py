@@ -111,7 +111,7 @@ def timed_process(argv: list[str], env: dict | None = None) -> tuple[float, subp
 
 def worker_ingest(index_dir: Path, paths: list[Path]) -> dict:
     """Full ingest in this process; stage seconds, CPU seconds, peak RSS."""
-    from search import catalog
+    from rulings.search import catalog
 
     cpu = time.process_time()
     report = catalog.ingest(index_dir, paths, rebuild=True)
@@ -184,7 +184,7 @@ def make_queries(entries: list[dict], seed: int = QUERY_SEED) -> list[dict]:
     else:
         import json as _json
         from importlib import resources
-        vocab = _json.loads(resources.files("ingest").joinpath("data/mechanics.json").read_text("utf-8"))
+        vocab = _json.loads(resources.files("rulings.ingest").joinpath("data/mechanics.json").read_text("utf-8"))
         names = sorted(z for m in vocab for z in m.get("zh", []))
         for i in range(40):
             add("chinese", names[i % len(names)], **({"lang": "zh"} if i % 4 == 0 else {}))
@@ -193,8 +193,8 @@ def make_queries(entries: list[dict], seed: int = QUERY_SEED) -> list[dict]:
 
 def run_ours(index_dir: Path, queries: list[dict]) -> tuple[list[float], list[int], int]:
     """In-process latency of search.query.search per query (limit 20); (seconds, hits, errors)."""
-    from ingest.errors import RulingsError
-    from search import query
+    from rulings.ingest.errors import RulingsError
+    from rulings.search import query
 
     def one(q):
         f = q["filters"]
@@ -222,7 +222,7 @@ def run_ours(index_dir: Path, queries: list[dict]) -> tuple[list[float], list[in
 
 def build_fts(db: Path, entries: list[dict]) -> float:
     """Load the entries into SQLite FTS5 (unicode61 for words, trigram for Chinese); seconds taken."""
-    from search.index import document, search_texts
+    from rulings.search.index import document, search_texts
 
     started = time.perf_counter()
     con = sqlite3.connect(db)
@@ -259,7 +259,7 @@ def build_fts(db: Path, entries: list[dict]) -> float:
 
 def fts_sql(q: dict) -> tuple[str, list]:
     """The FTS5 statement of a query: every user term quoted, filters as sub-selects, bm25 order, limit 20."""
-    from search.analysis import card_key
+    from rulings.search.analysis import card_key
 
     text, f = q["text"].strip(), q["filters"]
     where, args = [], []
@@ -400,7 +400,7 @@ def run(dataset: str, work: Path, skip_grep: bool = False) -> dict:
                               "add_one_rulings": added.get("rulings"), "add_one_seconds": added.get("seconds")}
 
     # sizes
-    from search import folder
+    from rulings.search import folder
 
     generation = folder.live(index_dir)              # the live generation's files (search/folder.py)
     figures["size"] = {"whoosh_bytes": folder_bytes(generation / "whoosh"),
@@ -410,7 +410,7 @@ def run(dataset: str, work: Path, skip_grep: bool = False) -> dict:
                        "source_bytes": sum(folder_bytes(p) if p.is_dir() else p.stat().st_size for p in paths)}
 
     # the same entries for FTS5 and grep
-    from search import index
+    from rulings.search import index
 
     entries = list(index.all_entries(index_dir))
     jsonl = work / "export.jsonl"

@@ -38,14 +38,14 @@ sys.path.insert(0, str(HERE))
 import httpx  # noqa: E402
 from run import make_queries, percentiles  # noqa: E402
 
-from search import index  # noqa: E402
+from rulings.search import index  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 MAX_REQUESTS = 2_000_000          # a bound on the whole run, far above what 30 s can send
 
 
 def rulings(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from search.cli import main; main()", *args]
+    return [sys.executable, "-c", "from rulings.search.cli import main; main()", *args]
 
 
 def build_real(folder: Path) -> Path:

@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from serving import Server  # noqa: E402
 from test_serve_browser import ARGS, CHROMIUM  # noqa: E402
 
-from corpus import corpus_files  # noqa: E402
-from search import catalog  # noqa: E402
+from rulings.corpus import corpus_files  # noqa: E402
+from rulings.search import catalog  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

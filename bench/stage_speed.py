@@ -31,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ingest import pipeline  # noqa: E402
-from ingest.read import read_file, walk  # noqa: E402
+from rulings.ingest import pipeline  # noqa: E402
+from rulings.ingest.read import read_file, walk  # noqa: E402
 
 
 class GcWatch:

@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ingest.model import Ruling, Source  # noqa: E402
-from ingest.pipeline import build_entries  # noqa: E402
-from ingest.tag import vocabulary  # noqa: E402
+from rulings.ingest.model import Ruling, Source  # noqa: E402
+from rulings.ingest.pipeline import build_entries  # noqa: E402
+from rulings.ingest.tag import vocabulary  # noqa: E402
 
 LANGS = {"zh": "zh-Hans"}
 SCORED_KINDS = {"keyword ability", "keyword action", "counters", "mana", "other"}

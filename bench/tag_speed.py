@@ -26,10 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import ingest.tag  # noqa: E402
-from ingest.pipeline import build_entries  # noqa: E402
-from ingest.read import read_file, walk  # noqa: E402
-from ingest.tag import mechanics_in, tag  # noqa: E402
+import rulings.ingest.tag as tag_module  # noqa: E402
+from rulings.ingest.pipeline import build_entries  # noqa: E402
+from rulings.ingest.read import read_file, walk  # noqa: E402
+from rulings.ingest.tag import mechanics_in, tag  # noqa: E402
 
 REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 
@@ -72,7 +72,7 @@ def main(argv: list[str]) -> int:
     print(f"{len(entries):,} entries; pipeline stages: "
           + ", ".join(f"{k} {v:.2f} s" for k, v in timings.items()))
     first = [list(e.mechanics) for e in entries]
-    for obj in vars(ingest.tag).values():      # cold: vocabulary, patterns and caches built again
+    for obj in vars(tag_module).values():      # cold: vocabulary, patterns and caches built again
         if hasattr(obj, "cache_clear"):
             obj.cache_clear()
     start, cpu = time.perf_counter(), time.process_time()

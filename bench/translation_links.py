@@ -15,9 +15,9 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from ingest.pipeline import build_entries
-from ingest.read import read_file
-from ingest.translate import link_rulings
+from rulings.ingest.pipeline import build_entries
+from rulings.ingest.read import read_file
+from rulings.ingest.translate import link_rulings
 
 SETS = "AER AKH BBD BFZ C18 DOM GRN HOU KLD M19 RIX SOI XLN A25".split()
 

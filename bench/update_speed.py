@@ -65,7 +65,7 @@ def serve(server: ThreadingHTTPServer, base: str, rulings: bytes, day: str) -> N
 
 def run(args: list[str], env: dict) -> tuple[float, str]:
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", "from search.cli import main; main()", *args],
+    done = subprocess.run([sys.executable, "-c", "from rulings.search.cli import main; main()", *args],
                           env=env, capture_output=True, text=True, check=True)
     return time.perf_counter() - started, done.stdout
 

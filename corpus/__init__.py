@@ -16,7 +16,7 @@ BUNDLED = "rulings:corpus"         # the source name of the bundled folder; its 
 
 def corpus_path() -> Path:
     """Folder holding the bundled seed documents."""
-    return Path(str(resources.files("corpus")))
+    return Path(str(resources.files("rulings.corpus")))
 
 
 def corpus_files() -> list[Path]:

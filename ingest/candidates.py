@@ -23,7 +23,7 @@ from typing import Iterable, Iterator
 import numpy as np
 from datasketch import MinHash, MinHashLSH
 
-from ingest.compare import Form, compare_form, hard_tokens
+from rulings.ingest.compare import Form, compare_form, hard_tokens
 
 NUM_PERM = 64
 LSH_THRESHOLD = 0.4
@@ -76,7 +76,7 @@ def form_workers(texts: int) -> Iterator[Pool | None]:
         pool.join()
 
 
-FORK_SERVER_PRELOAD = ["ingest.workers"]     # what the fork server loads before forking workers
+FORK_SERVER_PRELOAD = ["rulings.ingest.workers"]     # what the fork server loads before forking workers
 
 
 def start_fork_server() -> bool:

@@ -39,11 +39,11 @@ from typing import Iterable
 
 from rapidfuzz import fuzz
 
-from ingest import candidates
-from ingest.candidates import BandIndex, band_keys, formed_batches, nearest
-from ingest.compare import Form, Verdict, compare_form, judge, may_be_similar, verify
-from ingest.model import Entry, Related, Ruling, Variant
-from ingest.normalise import fold
+from rulings.ingest import candidates
+from rulings.ingest.candidates import BandIndex, band_keys, formed_batches, nearest
+from rulings.ingest.compare import Form, Verdict, compare_form, judge, may_be_similar, verify
+from rulings.ingest.model import Entry, Related, Ruling, Variant
+from rulings.ingest.normalise import fold
 
 RELATED_SIMILARITY = 0.75      # refused candidates at least this similar become Related links
 MAX_RELATED = 5

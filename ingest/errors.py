@@ -52,3 +52,16 @@ class UnknownMechanic(QueryError):
 
 class DamagedIndex(RulingsError):
     """The index folder is missing pieces or damaged."""
+
+
+class NoIndex(RulingsError):
+    """A folder given as an index holds none yet (rulings.Index.ready(): make one with ``ingest``)."""
+
+
+class IndexBusy(RulingsError):
+    """Another process holds the writer lock of the index folder past the timeout."""
+
+
+class IndexWriteError(RulingsError):
+    """The machine refused a write while the next generation was built (a full disk, a quota, a read-only
+    or failing disk); the live index is unchanged."""

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
-from ingest.controls import without_controls
-from ingest.language import detect_language, match_text
-from ingest.model import Ruling
+from rulings.ingest.controls import without_controls
+from rulings.ingest.language import detect_language, match_text
+from rulings.ingest.model import Ruling
 
 _QUOTES = str.maketrans({
     "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u02bc": "'", "\u2032": "'",

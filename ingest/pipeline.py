@@ -14,21 +14,21 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ingest.candidates import form_workers
-from ingest.controls import without_controls
-from ingest.dedup import MAX_RELATED, Grouper, rank, rank_order, text_key
-from ingest.language import declared_disagrees, remember_decisions
-from ingest.model import Entry, Related, Ruling, Translation
-from ingest.normalise import Rejection, fold, normalise, text_words
-from ingest.runtime import (  # noqa: F401 (gc_paused, release_free_memory, share_strings: the pipeline's API)
+from rulings.ingest.candidates import form_workers
+from rulings.ingest.controls import without_controls
+from rulings.ingest.dedup import MAX_RELATED, Grouper, rank, rank_order, text_key
+from rulings.ingest.language import declared_disagrees, remember_decisions
+from rulings.ingest.model import Entry, Related, Ruling, Translation
+from rulings.ingest.normalise import Rejection, fold, normalise, text_words
+from rulings.ingest.runtime import (  # noqa: F401 (gc_paused, release_free_memory, share_strings: the pipeline's API)
     gc_paused,
     languages_in_workers,
     release_free_memory,
     share_strings,
     tags_in_workers,
 )
-from ingest.tag import tag
-from ingest.translate import learn_from_entries, link_rulings
+from rulings.ingest.tag import tag
+from rulings.ingest.translate import learn_from_entries, link_rulings
 
 
 @dataclass

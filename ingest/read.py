@@ -41,10 +41,10 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 from xml.etree import ElementTree
 
-from ingest.controls import without_controls
-from ingest.errors import NoRulings, ReadError
-from ingest.model import Ruling, Source
-from ingest.readers import docx, encoding, gatherer, jsonl, jsontext, mtgjson, pdf, scryfall, text
+from rulings.ingest.controls import without_controls
+from rulings.ingest.errors import NoRulings, ReadError
+from rulings.ingest.model import Ruling, Source
+from rulings.ingest.readers import docx, encoding, gatherer, jsonl, jsontext, mtgjson, pdf, scryfall, text
 
 # Order matters: the first reader whose looks_like() accepts the head wins. jsonl (our own
 # export) goes first: its entries hold card and set keys the JSON readers would claim.

@@ -10,9 +10,9 @@ import gc
 from contextlib import contextmanager
 from typing import Callable
 
-from ingest.language import decided_languages, detect_languages
-from ingest.model import Ruling
-from ingest.tag import mechanics_of_keys, tag_key
+from rulings.ingest.language import decided_languages, detect_languages
+from rulings.ingest.model import Ruling
+from rulings.ingest.tag import mechanics_of_keys, tag_key
 
 
 @contextmanager

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from ingest.errors import UnknownMechanic
-from ingest.model import Entry
+from rulings.ingest.errors import UnknownMechanic
+from rulings.ingest.model import Entry
 
 try:
     from re import _parser as _sre_parse  # Python 3.11+
@@ -85,7 +85,7 @@ class Mechanic:
 @lru_cache(maxsize=1)
 def vocabulary() -> tuple[Mechanic, ...]:
     """The mechanics of ``ingest/data/mechanics.json``, in file order."""
-    raw = json.loads(resources.files("ingest").joinpath("data/mechanics.json").read_text("utf-8"))
+    raw = json.loads(resources.files("rulings.ingest").joinpath("data/mechanics.json").read_text("utf-8"))
     return tuple(Mechanic(m["id"], m["name"], m["kind"], tuple(m["forms"]), tuple(m.get("zh", ())),
                           tuple(m.get("symbols", ())), tuple(m.get("reminders", ())),
                           bool(m.get("keyword_only")), tuple(m.get("zh_patterns", ())),
@@ -455,7 +455,7 @@ def find_mechanic(name: str) -> Mechanic | None:
     if not wanted:
         return None
     if re.search(r"[\u3400-\u9fff]", wanted):
-        from ingest.language import to_simplified  # Traditional names (飛行) resolve like Simplified
+        from rulings.ingest.language import to_simplified  # Traditional names (飛行) resolve like Simplified
         wanted = to_simplified(wanted)
     lowered = wanted.lower()
     as_id = re.sub(r"[\s_]+", "-", lowered)
@@ -503,7 +503,7 @@ def closest_mechanics(name: str, limit: int = 3) -> list[str]:
 
     key = _name_key(name)
     best: dict[str, float] = {}
-    for candidate, mechanic_id in _spellings():
+    for candidate, mechanic_id in mechanic_spellings():
         score = fuzz.ratio(key, candidate)
         if score >= 60 and score > best.get(mechanic_id, 0):
             best[mechanic_id] = score
@@ -511,9 +511,13 @@ def closest_mechanics(name: str, limit: int = 3) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _spellings() -> tuple[tuple[str, str], ...]:
-    """(spelling as _name_key() makes it, mechanic id): ids, printed names, forms that are plain words,
-    glossary names."""
+def mechanic_spellings() -> tuple[tuple[str, str], ...]:
+    """Every name the resolver (find_mechanic) knows a mechanic by, spelled as a person types it:
+    ``(spelling, mechanic id)`` pairs, the spelling lower case with runs of spaces, '-' and '_' as one
+    space (``("double strike", "double-strike")``), in vocabulary order: each mechanic's id, printed
+    name and forms that are plain words, then the CR glossary's other names (``("totem armor",
+    "umbra-armor")``); each pair once. What closest_mechanics() compares a mistyped name with, and what
+    search/bestmatch.py mechanic_name_table() adds to the names a query's words may spell."""
     found = []
     for mechanic in vocabulary():
         plain = [f for f in mechanic.forms if re.fullmatch(r"[\w' -]+", f)]
@@ -532,7 +536,7 @@ def glossary_names() -> dict:
     """``ingest/data/mechanic_names.json`` (scripts/derive_mechanics.py --glossary): ``aliases`` (a name the
     CR glossary gives a mechanic, lower case -> mechanic id) and ``ability_words`` (a former keyword,
     lower case -> the glossary's sentence)."""
-    return json.loads(resources.files("ingest").joinpath("data/mechanic_names.json").read_text("utf-8"))
+    return json.loads(resources.files("rulings.ingest").joinpath("data/mechanic_names.json").read_text("utf-8"))
 
 
 @lru_cache(maxsize=1)

@@ -28,8 +28,8 @@ from collections import Counter, defaultdict
 from functools import lru_cache
 from importlib import resources
 
-from ingest.language import to_simplified
-from ingest.model import Entry, Ruling
+from rulings.ingest.language import to_simplified
+from rulings.ingest.model import Entry, Ruling
 
 ZH_PER_EN = 0.36          # median length ratio of linked pairs (Chinese chars / English chars)
 MIN_SCORE = 0.55         # first pass, without a lexicon
@@ -52,7 +52,7 @@ _NOTE = re.compile(r"[（(][^）)]*[）)]\s*$")
 @lru_cache(maxsize=1)
 def card_names() -> dict[str, dict[str, str]]:
     """Set code -> {Simplified Chinese card name: English card name} (ingest/data/zh_card_names.json)."""
-    text = resources.files("ingest").joinpath("data/zh_card_names.json").read_text("utf-8")
+    text = resources.files("rulings.ingest").joinpath("data/zh_card_names.json").read_text("utf-8")
     return json.loads(text)
 
 

@@ -9,8 +9,8 @@ them in memory instead of loading them itself. Only the fork server imports it.
 
 from __future__ import annotations
 
-import ingest.candidates  # noqa: F401
-import ingest.tag  # noqa: F401
-from ingest.language import load_models
+import rulings.ingest.candidates  # noqa: F401
+import rulings.ingest.tag  # noqa: F401
+from rulings.ingest.language import load_models
 
 load_models()

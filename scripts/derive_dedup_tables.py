@@ -29,10 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ingest import compare  # noqa: E402
-from ingest.candidates import BandIndex, band_keys, shingles, signatures  # noqa: E402
-from ingest.normalise import normalise  # noqa: E402
-from ingest.read import read_files, walk  # noqa: E402
+from rulings.ingest import compare  # noqa: E402
+from rulings.ingest.candidates import BandIndex, band_keys, shingles, signatures  # noqa: E402
+from rulings.ingest.normalise import normalise  # noqa: E402
+from rulings.ingest.read import read_files, walk  # noqa: E402
 
 CR = Path("realdata/comprules-rulesraker/MagicCompRules.txt")
 MIN_PAIR_SIMILARITY = 0.7      # texts less alike than this are not "otherwise identical"

@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.names:
         sys.path.insert(0, str(ROOT))
-        from search import bestmatch
+        from rulings.search import bestmatch
         table = {"mechanics": bestmatch.mechanic_name_table(), "cards": bestmatch.card_name_table()[0]}
         out = ROOT / "search" / "data" / "names.json"
         out.write_text(json.dumps(table, ensure_ascii=False, sort_keys=True) + "\n", "utf-8")

@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ingest.pipeline import build_entries  # noqa: E402
-from ingest.read import read_files, walk  # noqa: E402
+from rulings.ingest.pipeline import build_entries  # noqa: E402
+from rulings.ingest.read import read_files, walk  # noqa: E402
 
 OUT = ROOT / "ingest" / "data" / "zh_context.json"
 MIN_DISAGREEING = 5

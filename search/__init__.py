@@ -4,4 +4,4 @@ Importing it imports search.engine first, which imports Whoosh without two stand
 Whoosh names but a search never uses (search/engine/startup.py).
 """
 
-import search.engine  # noqa: F401
+import rulings.search.engine  # noqa: F401

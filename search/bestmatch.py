@@ -30,10 +30,10 @@ from functools import lru_cache
 from whoosh.query import Or, Phrase, Query, Term
 from whoosh.query.compound import CompoundQuery
 
-from ingest.errors import QueryError
-from search.analysis import TOKEN_PATTERN, card_key, fold, stem, terms
-from search.engine import listed, scores_of
-from search.terms import FUNCTION_WORDS_ZH, key_of, longest_key, meanings
+from rulings.ingest.errors import QueryError
+from rulings.search.analysis import TOKEN_PATTERN, card_key, fold, stem, terms
+from rulings.search.engine import listed, scores_of
+from rulings.search.terms import FUNCTION_WORDS_ZH, key_of, longest_key, meanings
 
 FUNCTION_WEIGHT = 0.15
 MEANING_WEIGHT = 0.6
@@ -313,7 +313,7 @@ def word_units(words: list[str], vocabulary: dict[str, int]) -> list[tuple[str, 
             continue
         at = 0
         for run in _HAN.finditer(word):
-            from ingest.language import to_simplified  # opencc: only for a query with Han characters
+            from rulings.ingest.language import to_simplified  # opencc: only for a query with Han characters
             simplified = to_simplified(run.group())
             simplified = simplified if len(simplified) == len(run.group()) else run.group()
             before = bare(word[at:run.start()])
@@ -382,7 +382,7 @@ def mechanic_name_table() -> dict[str, str]:
     mechanic's printed name, id and Chinese names (ingest/data/mechanics.json), then every other name
     the resolver knows (its forms that are plain words, the CR glossary's names); where two names share
     a key, the first decides. search/data/names.json holds it made (scripts/derive_terms.py --names)."""
-    from ingest.tag import _spellings, find_mechanic, vocabulary
+    from rulings.ingest.tag import find_mechanic, mechanic_spellings, vocabulary
 
     names: dict[str, str] = {}
 
@@ -396,7 +396,7 @@ def mechanic_name_table() -> dict[str, str]:
             add(name)
         for name in mechanic.zh:
             add(name, as_written=True)
-    for spelling, _ in _spellings():
+    for spelling, _ in mechanic_spellings():
         add(spelling)
     return names
 
@@ -408,7 +408,7 @@ def _names() -> dict:
     (and never imports ingest/tag.py); tests/test_bestmatch.py checks it is what the functions derive today."""
     import json
     from importlib import resources
-    return json.loads(resources.files("search").joinpath("data", "names.json").read_text("utf-8"))
+    return json.loads(resources.files("rulings.search").joinpath("data", "names.json").read_text("utf-8"))
 
 
 def _mechanic_names() -> dict[str, str]:
@@ -471,7 +471,7 @@ def card_name_table() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     from ingest/data/zh_card_names.json (MTGJSON's foreignData)."""
     import json
     from importlib import resources
-    raw = json.loads(resources.files("ingest").joinpath("data/zh_card_names.json").read_text("utf-8"))
+    raw = json.loads(resources.files("rulings.ingest").joinpath("data/zh_card_names.json").read_text("utf-8"))
     english: dict[str, list[str]] = {}
     chinese: dict[str, list[str]] = {}
     for names in raw.values():

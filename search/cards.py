@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ingest.errors import QueryError
-from search import index, query
-from search.analysis import card_key
+from rulings.ingest.errors import QueryError
+from rulings.search import index, query
+from rulings.search.analysis import card_key
 
 
 def card_words(name: str) -> tuple[str, ...]:

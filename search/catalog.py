@@ -46,14 +46,14 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import TYPE_CHECKING
 
-from corpus import BUNDLED, bundled_name, former_copy
-from ingest.errors import DamagedIndex, ReadError, RulingsError
-from search import folder, index
+from rulings.corpus import BUNDLED, bundled_name, former_copy
+from rulings.ingest.errors import DamagedIndex, IndexWriteError, ReadError, RulingsError
+from rulings.search import folder, index
 
 if TYPE_CHECKING:
-    from ingest.model import Entry, Ruling
-    from ingest.pipeline import Corpus
-    from ingest.read import FileResult
+    from rulings.ingest.model import Entry, Ruling
+    from rulings.ingest.pipeline import Corpus
+    from rulings.ingest.read import FileResult
 
 STATE = folder.STATE           # "state.pkl"
 SUMMARY = "summary.json"
@@ -117,7 +117,7 @@ class RulingStore:
 
     @classmethod
     def _unpack(cls, data: bytes) -> Ruling:
-        from ingest.model import Ruling, Source
+        from rulings.ingest.model import Ruling, Source
 
         path, fmt, *values = pickle.loads(data)
         return Ruling(source=Source(path, fmt), **dict(zip(cls.FIELDS, values)))
@@ -199,7 +199,7 @@ class State:
 
 
 def _new_corpus() -> Corpus:
-    from ingest.pipeline import Corpus
+    from rulings.ingest.pipeline import Corpus
 
     return Corpus()
 
@@ -445,7 +445,7 @@ def check_source(path: Path, state: State):
     Unchanged means the same size and mtime as remembered, or else the same content hash. A FIFO,
     socket or device (directly or through a link) is rejected unread.
     """
-    from ingest.read import FileResult
+    from rulings.ingest.read import FileResult
 
     key = source_key(path)
     known = state.sources.get(key)
@@ -475,7 +475,7 @@ def parse_files(paths: list[Path]) -> list:
     worker processes (one per core, at most 4; reading is CPU-bound Python and files are
     independent), the largest first, and enforces the time limit per file by killing a worker that
     overruns it; a file that cannot be opened is a rejected FileResult."""
-    from ingest.read import read_files
+    from rulings.ingest.read import read_files
 
     return read_files(paths)
 
@@ -552,7 +552,7 @@ def refuse_foreign(index_dir: Path) -> None:
 
 def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -> IngestReport:
     """ingest() holding the writer lock."""
-    from ingest.read import FileResult, walk
+    from rulings.ingest.read import FileResult, walk
 
     folder.tidy(index_dir)                          # what a killed update left behind
     index.keep_segmenter_cache_in(index_dir)        # jieba's cache in the index folder, not /tmp
@@ -598,7 +598,7 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
             removed.append(state.sources.pop(key))
     pending = [item for _, _, item in checked if isinstance(item, Pending)]
     if sum(p.size for p in pending) >= EARLY_WORKERS_BYTES:
-        from ingest.candidates import start_fork_server
+        from rulings.ingest.candidates import start_fork_server
 
         start_fork_server()        # the pipeline's workers load their modules and models while this reads
     read = parse_files([_read_as(p) for p in pending])
@@ -631,11 +631,6 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
     return IngestReport(files, figures["entries"], run_rejected(state, checked), time.perf_counter() - started,
                         named_failures, changed=True, parsed=len(added), index_changes=changes,
                         timings=timings, **run_extras(state, checked))
-
-
-class IndexWriteError(RulingsError):
-    """The machine refused a write while the next generation was built (a full disk, a quota, a read-only
-    or failing disk); the live index is unchanged."""
 
 
 @contextmanager
@@ -765,8 +760,8 @@ def update_entries(index_dir: Path, state: State, added: list[SourceRecord], rem
     deleted. Returns the index changes {"added", "deleted", "kept"}; timings,
     when given, receives the seconds of each stage.
     """
-    from ingest.pipeline import update_corpus
-    from ingest.runtime import gc_paused, release_free_memory
+    from rulings.ingest.pipeline import update_corpus
+    from rulings.ingest.runtime import gc_paused, release_free_memory
 
     store = RulingStore(index_dir)
     full = full or not index.exists(index_dir)
@@ -820,7 +815,7 @@ def write_index(index_dir: Path, state: State, entries: list[Entry], deleted: li
     entries is emptied as it is written (each entry, its variants and their rulings are released once
     their document is made), so that the state is saved after the index without them in memory.
     """
-    from ingest.model import entry_to_dict
+    from rulings.ingest.model import entry_to_dict
 
     hashes = {} if full else state.entry_hashes
     for entry_id in deleted:
@@ -849,7 +844,7 @@ def rebuild_entries(index_dir: Path) -> int:
     """Rewrite the whole Whoosh index from the remembered state (its files went missing), in a new
     generation (search/folder.py); returns the number of entries. Does nothing when another process
     rewrote it meanwhile. Raises DamagedIndex when the state is unreadable."""
-    from ingest.pipeline import update_corpus
+    from rulings.ingest.pipeline import update_corpus
 
     with folder.locked(index_dir):
         current = folder.live(index_dir)

@@ -15,9 +15,9 @@ import sys
 
 import click
 
-from ingest import __version__
-from ingest.controls import single_line
-from ingest.errors import RulingsError
+from rulings.ingest import __version__
+from rulings.ingest.controls import single_line
+from rulings.ingest.errors import RulingsError
 
 # The commands: each is the function of that name in search/commands/<name>.py, imported only when the
 # command runs or help lists it (a search does not import export, ingest or update code).
@@ -37,7 +37,7 @@ class RulingsGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in COMMANDS:
-            module = importlib.import_module(f"search.commands.{cmd_name}")
+            module = importlib.import_module(f"rulings.search.commands.{cmd_name}")
             self.add_command(getattr(module, cmd_name))
         return self.commands.get(cmd_name)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-from search.analysis import card_key, unstemmed_words
-from search.languages import field_for
+from rulings.search.analysis import card_key, unstemmed_words
+from rulings.search.languages import field_for
 
 
 def card_keys(cards: list[str]) -> list[str]:

@@ -41,9 +41,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.controls import escape_json_controls, without_controls
-from search import index, query
-from search.analysis import card_key
+from rulings.ingest.controls import escape_json_controls, without_controls
+from rulings.search import index, query
+from rulings.search.analysis import card_key
 
 FORMATS = ("jsonl", "json", "csv", "md", "html")
 GROUPS = ("mechanic", "card", "set")
@@ -245,7 +245,7 @@ def grouped(entries: list[dict], group_by: str | None,
 def heading_label(heading: str, group_by: str | None) -> str:
     """A group heading for people: a mechanic's printed name with its id, else the value itself."""
     if group_by == "mechanic":
-        from ingest.tag import vocabulary  # mechanic names: only exports that print them
+        from rulings.ingest.tag import vocabulary  # mechanic names: only exports that print them
         names = {m.id: m.name for m in vocabulary()}
         if heading in names and names[heading].lower() != heading:
             return f"{names[heading]} ({heading})"
@@ -334,7 +334,7 @@ def to_html(groups, meta: dict, group_by: str | None = None) -> str:
 
 
 def _page(heading: str, meta: dict, nav: list, groups: list, up: str | None = None) -> str:
-    from search.web.pages import render as render_page
+    from rulings.search.web.pages import render as render_page
 
     return render_page("export.html", title=heading, heading=heading, inline=True, filter_box=True,
                        header=header_lines(meta)[:-1], sources=meta["sources"], nav=nav, groups=groups,
@@ -352,7 +352,7 @@ def split_html(entries: list[dict], selection: Selection | None, created: str | 
     The names are made here, never taken from a document as they are: the group's number, then its
     heading reduced to ``a-z 0-9 -`` (search/web/pages.py slug()). Each page has the metadata of its
     own entries and the filter box."""
-    from search.web.pages import slug
+    from rulings.search.web.pages import slug
 
     selection = selection or Selection()
     entries = sorted((printable_value(e) for e in entries), key=export_order)

@@ -40,10 +40,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ingest import __version__
-from ingest.errors import RulingsError
-from search import output
-from search.catalog import file_digest
+from rulings.ingest import __version__
+from rulings.ingest.errors import RulingsError
+from rulings.search import output
+from rulings.search.catalog import file_digest
 
 USER_AGENT = f"rulings/{__version__} (Magic: The Gathering rulings search; python-httpx/{httpx.__version__})"
 ACCEPT = "application/json;q=0.9,*/*;q=0.8"

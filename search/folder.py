@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ingest.errors import DamagedIndex, RulingsError
+from rulings.ingest.errors import DamagedIndex, IndexBusy, RulingsError
 
 CURRENT = "CURRENT"
 LOCK = "lock"
@@ -43,10 +43,6 @@ STATE = "state.pkl"                # search/catalog.py STATE: written last in a 
 SEGMENTER_CACHE = "jieba.cache"    # search/languages.py keeps jieba's dictionary cache here
 GENERATION = re.compile(r"gen-(\d{6,})")
 LOCK_TIMEOUT = 60.0            # seconds a second writer waits; $RULINGS_LOCK_TIMEOUT overrides
-
-
-class IndexBusy(RulingsError):
-    """Another process holds the writer lock of the index folder past the timeout."""
 
 
 def live(root: Path) -> Path:

@@ -22,13 +22,13 @@ from whoosh import index as whoosh_index
 from whoosh.columns import VarBytesColumn
 from whoosh.fields import COLUMN, ID, KEYWORD, TEXT, Schema
 
-from ingest.errors import DamagedIndex
-from ingest.model import Entry, entry_to_dict
-from search import engine
-from search import folder as index_folder
-from search.analysis import TermPositions, name_analyzer, rulings_analyzer
-from search.documents import card_keys, document, search_texts, spelling_words  # noqa: F401 (index's API)
-from search.languages import keep_segmenter_cache_in, schema_fields, text_fields
+from rulings.ingest.errors import DamagedIndex
+from rulings.ingest.model import Entry, entry_to_dict
+from rulings.search import engine
+from rulings.search import folder as index_folder
+from rulings.search.analysis import TermPositions, name_analyzer, rulings_analyzer
+from rulings.search.documents import card_keys, document, search_texts, spelling_words  # noqa: F401 (index's API)
+from rulings.search.languages import keep_segmenter_cache_in, schema_fields, text_fields
 
 WHOOSH_DIR = "whoosh"
 # The "did you mean" vocabulary beside the Whoosh folder: UTF-8, one folded word per line, sorted.
@@ -207,6 +207,17 @@ def _forget(index_dir: Path) -> None:
         _close(kept[1])
 
 
+def release(index_dir: Path) -> None:
+    """Close and drop what reads keep of the index folder index_dir in this process: the kept searchers of
+    its generations (or of index_dir itself) and its Chinese word table (zh_words()); the next read opens
+    them again. What rulings.Index.close() calls."""
+    root = _key(index_dir)
+    for key in [key for key in _OPEN if key == root or key.startswith(root + os.sep)]:
+        _forget(key)
+    for path in [path for path in _ZH_WORDS if os.path.abspath(path).startswith(root + os.sep)]:
+        del _ZH_WORDS[path]
+
+
 def _close(opened) -> None:
     try:
         opened.close()
@@ -352,6 +363,8 @@ def exists(index_dir: Path) -> bool:
         return whoosh_index.exists_in(str(index_folder.live(index_dir) / WHOOSH_DIR))
     except DAMAGE:
         return True          # a table of contents is there but unreadable: open_index() reports it
+    except (AttributeError, ImportError):
+        return True          # its pickled schema names a class this version lacks: searcher() says so
 
 
 def all_entries(index_dir: Path) -> Iterator[dict]:

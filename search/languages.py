@@ -32,8 +32,8 @@ from pathlib import Path
 from whoosh.analysis import Filter, Token, Tokenizer
 from whoosh.lang.snowball import classes as snowball
 
-from ingest.language import canonical_symbols, to_simplified
-from search.analysis import fold as fold_token
+from rulings.ingest.language import canonical_symbols, to_simplified
+from rulings.search.analysis import fold as fold_token
 
 # Words, symbols in braces, signed P/T modifiers and (rule) numbers of European text.
 TOKEN_PATTERN = re.compile(

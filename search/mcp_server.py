@@ -25,9 +25,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from ingest import __version__
-from ingest.errors import RulingsError
-from search.web.service import LIMIT, LIST_LIMIT, MAX_LIMIT, MAX_LIST, Rulings, SearchArgs, entry_text
+from rulings.ingest import __version__
+from rulings.ingest.errors import RulingsError
+from rulings.search.web.service import LIMIT, LIST_LIMIT, MAX_LIMIT, MAX_LIST, Rulings, SearchArgs, entry_text
 
 SHOWN = 10           # entries rendered as text in one answer (the JSON holds them all)
 

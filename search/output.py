@@ -18,8 +18,8 @@ import secrets
 from pathlib import Path
 from stat import S_IMODE, S_ISREG
 
-from search import folder, index
-from search.catalog import STATE
+from rulings.search import folder, index
+from rulings.search.catalog import STATE
 
 
 def write_atomic(path: Path, data: bytes, durable: bool = False) -> None:

@@ -41,13 +41,13 @@ from whoosh.query import (
     Term,
 )
 
-from ingest.errors import QueryError
-from ingest.model import LANGUAGES
-from search import bestmatch, index
-from search.analysis import RulingsTokenizer, card_key, flagged_terms, fold, match_spans, stem, terms
-from search.engine import DateRange, TermNotFound, Unscored, merge_matched_tokens, top
-from search.languages import chinese_snippet_terms, field_for
-from search.terms import is_function_word
+from rulings.ingest.errors import QueryError
+from rulings.ingest.model import LANGUAGES
+from rulings.search import bestmatch, index
+from rulings.search.analysis import RulingsTokenizer, card_key, flagged_terms, fold, match_spans, stem, terms
+from rulings.search.engine import DateRange, TermNotFound, Unscored, merge_matched_tokens, top
+from rulings.search.languages import chinese_snippet_terms, field_for
+from rulings.search.terms import is_function_word
 
 # A user's code -> the language codes it selects: ``zh`` both scripts; the region-style codes people type
 # for Chinese (BCP 47 zh-CN/zh-SG simplified, zh-TW/zh-HK/zh-MO traditional) as their script.
@@ -91,7 +91,7 @@ def card_filter(name: str) -> Query:
 def mechanic_id(name: str) -> str:
     """The mechanic id a person means by name: ingest/tag.py resolve_mechanic(), the one resolver every
     command uses; raises UnknownMechanic (a QueryError) naming the closest ids."""
-    from ingest.tag import resolve_mechanic  # a mechanic filter only: not on a word search's path
+    from rulings.ingest.tag import resolve_mechanic  # a mechanic filter only: not on a word search's path
 
     return resolve_mechanic(name)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from search.analysis import fold, stem
+from rulings.search.analysis import fold, stem
 
 # Words that carry the grammar of a question or a sentence, not its subject: never required,
 # weighted low (search/bestmatch.py). English: pronouns, auxiliaries, prepositions, question words
@@ -81,7 +81,7 @@ def meanings() -> dict[tuple[str, ...], tuple[Meaning, ...]]:
     of the installed package is missing or damaged."""
     found: dict[tuple[str, ...], list[Meaning]] = {}
     for name in ("player-words.json", "obsolete-terms.json"):
-        table = json.loads(resources.files("search").joinpath("data", name).read_text("utf-8"))
+        table = json.loads(resources.files("rulings.search").joinpath("data", name).read_text("utf-8"))
         for row in table["rows"]:
             terms, means = tuple(row["terms"]), tuple(row["means"])
             near = int(row.get("near", 2))

@@ -50,8 +50,8 @@ from urllib.parse import urlsplit
 import ijson
 import platformdirs
 
-from search import catalog
-from search.fetch import (
+from rulings.search import catalog
+from rulings.search.fetch import (
     Cache,
     Client,
     Download,
@@ -264,7 +264,7 @@ def scryfall_card_names(path: Path) -> dict[str, str]:
     Names follow ingest/readers/scryfall.py card_names (``Face A // Face B``).
     Raises UpdateError when the file is not a JSON array.
     """
-    from ingest.readers.scryfall import card_names
+    from rulings.ingest.readers.scryfall import card_names
 
     names: dict[str, str] = {}
     try:

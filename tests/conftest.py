@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from corpus import corpus_files
-from search import catalog
+from rulings.corpus import corpus_files
+from rulings.search import catalog
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -64,7 +64,7 @@ def ixalan_index(shared, tmp_path_factory) -> Path:
 @pytest.fixture
 def make_ruling():
     """Factory of Ruling records with keyword overrides (one test source, English, undated)."""
-    from ingest.model import Ruling, Source
+    from rulings.ingest.model import Ruling, Source
     counter = iter(range(1_000_000))
 
     def make(text: str = "Proliferate can't add a new kind of counter.", **fields) -> Ruling:

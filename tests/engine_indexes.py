@@ -8,7 +8,7 @@ import json
 import random
 from pathlib import Path
 
-from search import index
+from rulings.search import index
 
 # Rules words and phrases the made-up entries are written from: common words give posting lists of many
 # blocks (W3's 128 postings each), phrases give positions to check, and every shape of SHAPES matches.

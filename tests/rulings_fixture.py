@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from search import catalog
+from rulings.search import catalog
 
 # One ruling per line, all dated 2020-01-01 ("Rulings" / "• YYYY-MM-DD" layout).
 RULINGS = [

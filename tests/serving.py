@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from search import catalog
+from rulings.search import catalog
 
 SHARED_RULING = ("To proliferate, you can choose any permanent that has a counter — "
                  "including ones controlled by opponents.")
@@ -74,7 +74,7 @@ def build_index(root: Path) -> Path:
 
 
 def rulings_command(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from search.cli import main; main()", *args]
+    return [sys.executable, "-c", "from rulings.search.cli import main; main()", *args]
 
 
 class Server:

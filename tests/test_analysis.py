@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from whoosh.formats import Positions
 
-from ingest.tag import vocabulary
-from search.analysis import (
+from rulings.ingest.tag import vocabulary
+from rulings.search.analysis import (
     TOKEN_PATTERN,
     TermPositions,
     canonical_symbol,
@@ -192,7 +192,7 @@ def test_card_key_cache_matches_uncached(shared):
 def test_flagged_terms_flag_what_terms_gives(shared):
     """flagged_terms() (words whose first letter starts no query word are not stemmed) gives the tokens
     and matches of terms() on every real ruling text, with query words from the text itself and others."""
-    from search.analysis import flagged_terms
+    from rulings.search.analysis import flagged_terms
     texts = _real_ruling_texts(shared)
     matched = 0
     for n, text in enumerate(texts):
@@ -211,8 +211,8 @@ def test_flagged_terms_flag_what_terms_gives(shared):
 def test_match_spans_mark_texts_as_every_token_does(shared):
     """match_spans() (matched tokens only, BETWEEN for the others) marks every real ruling text as the
     spans of all its tokens do (search/query.py marked())."""
-    from search.analysis import match_spans
-    from search.query import marked
+    from rulings.search.analysis import match_spans
+    from rulings.search.query import marked
     texts = _real_ruling_texts(shared)
     changed = 0
     for n, text in enumerate(texts):
@@ -225,7 +225,7 @@ def test_match_spans_mark_texts_as_every_token_does(shared):
 
 
 def _every_token_spans(text, words):
-    from search.analysis import _every_match_span
+    from rulings.search.analysis import _every_match_span
     return _every_match_span(text, words, True, 0, len(text), [], False)[0]
 
 
@@ -235,14 +235,14 @@ def test_match_spans_of_the_pieces_that_may_hold_a_word_equal_every_token_s(text
     """match_spans() tokenizes only the whitespace-separated pieces of an ASCII text that may start a
     query word: the same spans (and BETWEEN marks) as reading every token, on texts of braces, hyphens,
     apostrophes, slashes, P/T signs, digits and odd whitespace."""
-    from search.analysis import match_spans
+    from rulings.search.analysis import match_spans
     own = [term for term, *_ in terms(text)]
     words = frozenset(data.draw(st.lists(st.sampled_from(own + ["x", "a", "b", "ab", "{x}", "1"]), max_size=4)))
     assert match_spans(text, words) == _every_token_spans(text, words)
 
 
 def test_match_spans_of_real_texts_equal_every_token_s(shared):
-    from search.analysis import match_spans
+    from rulings.search.analysis import match_spans
     checked = 0
     for n, text in enumerate(_real_ruling_texts(shared)):
         own = [term for term, *_ in terms(text)]
@@ -256,7 +256,7 @@ def test_match_spans_of_real_texts_equal_every_token_s(shared):
 @given(word=st.from_regex(r"[A-Za-zÀ-ÿœæ][A-Za-zÀ-ÿœæ']{0,10}", fullmatch=True))
 def test_a_word_ruled_out_by_its_first_letters_never_stems_to_the_word(word):
     """_cannot_be() never rules out a word for one of its own terms (random words, accents, apostrophes)."""
-    from search.analysis import _cannot_be, _prefixes
+    from rulings.search.analysis import _cannot_be, _prefixes
     for match in TOKEN_PATTERN.finditer(word):
         if match.lastgroup == "word":
             for stemming in (True, False):
@@ -265,7 +265,7 @@ def test_a_word_ruled_out_by_its_first_letters_never_stems_to_the_word(word):
 
 
 def test_no_real_word_is_ruled_out_for_its_own_stem(shared):
-    from search.analysis import _cannot_be, _prefixes
+    from rulings.search.analysis import _cannot_be, _prefixes
     seen = set()
     for text in _real_ruling_texts(shared):
         for match in TOKEN_PATTERN.finditer(text):

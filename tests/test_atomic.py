@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from ingest.errors import DamagedIndex
-from search import catalog, folder, index, query
-from search.cli import cli
+from rulings.ingest.errors import DamagedIndex
+from rulings.search import catalog, folder, index, query
+from rulings.search.cli import cli
 
-RULINGS = [sys.executable, "-c", "from search.cli import main; main()"]
+RULINGS = [sys.executable, "-c", "from rulings.search.cli import main; main()"]
 
 
 def run(args, **kwargs):
@@ -100,7 +100,7 @@ def test_parallel_searches_during_an_ingest_all_succeed(base, shared):
 
 
 def test_second_writer_waits_then_stops_with_a_clear_message(base, runner, tmp_path, monkeypatch):
-    hold = ("import sys, time; from pathlib import Path; from search import folder\n"
+    hold = ("import sys, time; from pathlib import Path; from rulings.search import folder\n"
             "with folder.locked(Path(sys.argv[1])):\n"
             "    print('held', flush=True); time.sleep(60)")
     holder = subprocess.Popen([sys.executable, "-c", hold, str(base)],
@@ -205,7 +205,7 @@ def test_a_first_build_killed_midway_is_redone_by_the_next_command(runner, tmp_p
 def test_a_command_during_a_first_build_waits_for_it(runner, tmp_path, monkeypatch):
     root = tmp_path / "ix"
     (root / "gen-000001").mkdir(parents=True)            # a first build running: no CURRENT yet
-    hold = ("import sys, time; from pathlib import Path; from search import folder\n"
+    hold = ("import sys, time; from pathlib import Path; from rulings.search import folder\n"
             "with folder.locked(Path(sys.argv[1])):\n"
             "    print('held', flush=True); time.sleep(60)")
     holder = subprocess.Popen([sys.executable, "-c", hold, str(root)], stdout=subprocess.PIPE, text=True)

@@ -8,9 +8,9 @@ from importlib import resources
 
 import pytest
 
-from ingest.errors import QueryError
-from search import bestmatch, index, query
-from search.analysis import fold
+from rulings.ingest.errors import QueryError
+from rulings.search import bestmatch, index, query
+from rulings.search.analysis import fold
 
 
 def ids(folder, text, **kwargs):
@@ -143,7 +143,7 @@ def test_shown_scores_never_rise():
 
 def _rows():
     for name in ("player-words.json", "obsolete-terms.json"):
-        for row in json.loads(resources.files("search").joinpath("data", name).read_text("utf-8"))["rows"]:
+        for row in json.loads(resources.files("rulings.search").joinpath("data", name).read_text("utf-8"))["rows"]:
             yield pytest.param(row, id=f"{name.split('-')[0]}:{' '.join(row['terms'])}")
 
 
@@ -192,15 +192,15 @@ def test_the_term_tables_ship_with_the_package():
 
     import tomllib
     config = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text("utf-8"))
-    assert "data/*.json" in config["tool"]["setuptools"]["package-data"]["search"]
-    names = sorted(p.name for p in resources.files("search").joinpath("data").iterdir())
+    assert "data/*.json" in config["tool"]["setuptools"]["package-data"]["rulings.search"]
+    names = sorted(p.name for p in resources.files("rulings.search").joinpath("data").iterdir())
     assert names == ["names.json", "obsolete-terms.json", "player-words.json"]
 
 
 def test_the_name_tables_are_what_the_vocabulary_gives_today():
     """search/data/names.json (read by every cold search) equals what bestmatch derives from
     ingest/data now; after a change there, run scripts/derive_terms.py --names."""
-    table = json.loads(resources.files("search").joinpath("data", "names.json").read_text("utf-8"))
+    table = json.loads(resources.files("rulings.search").joinpath("data", "names.json").read_text("utf-8"))
     assert table["mechanics"] == bestmatch.mechanic_name_table()
     assert table["cards"] == bestmatch.card_name_table()[0]
     assert bestmatch.mechanic_spans([("proliferated", False)]) == [(0, 1, "proliferate")]

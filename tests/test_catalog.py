@@ -5,8 +5,8 @@ import shutil
 
 import pytest
 
-from corpus import corpus_files
-from search import catalog, engine, folder, index
+from rulings.corpus import corpus_files
+from rulings.search import catalog, engine, folder, index
 
 
 @pytest.fixture
@@ -132,7 +132,7 @@ def test_an_entry_that_lost_its_leader_is_re_formed_around_a_member(tmp_path, se
     again, and every member of every entry still matches its leader (no drift through chains)."""
     from pathlib import Path
 
-    from ingest.compare import same_ruling
+    from rulings.ingest.compare import same_ruling
 
     ix = tmp_path / "ix"
     catalog.ingest(ix, [seeds])
@@ -162,8 +162,8 @@ def test_an_entry_that_lost_its_leader_is_re_formed_around_a_member(tmp_path, se
 
 
 def test_overlapping_paths_read_a_file_once(tmp_path):
-    from corpus import corpus_files
-    from search import catalog
+    from rulings.corpus import corpus_files
+    from rulings.search import catalog
     folder = tmp_path / "docs"
     folder.mkdir()
     for path in corpus_files():
@@ -203,7 +203,7 @@ def test_updates_merge_small_segments_and_keep_every_entry(tmp_path, shared, mon
 
 def test_did_you_mean_vocabulary_follows_updates(tmp_path, seeds, shared):
     """The spelling file beside the index: a full build's words, then the words an update adds."""
-    from search import query
+    from rulings.search import query
     ix = tmp_path / "ix"
     catalog.ingest(ix, [seeds])
     words = index.spelling_vocabulary(ix)
@@ -225,7 +225,7 @@ def test_did_you_mean_vocabulary_follows_updates(tmp_path, seeds, shared):
 def test_lingua_answers_are_kept_with_the_corpus(tmp_path, shared, monkeypatch):
     """Re-reading a file does not ask lingua again for texts it decided before (its models take about 1.3 s
     to load in each new process): the answers are saved with the corpus state."""
-    from ingest import language
+    from rulings.ingest import language
     path = shared / "realdata" / "mtgjson3-sets" / "XLN.json"
     ix = tmp_path / "ix"
     catalog.ingest(ix, [path])

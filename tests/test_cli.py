@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from search.cli import cli
+from rulings.search.cli import cli
 
 
 def run(runner, seed_index, *args):
@@ -121,7 +121,7 @@ def test_show_accepts_id_in_any_case(runner, seed_index):
 # prints totem armor (now umbra armor), Aether Revolt has Vehicles (crew).
 @pytest.fixture(scope="module")
 def mechanic_index(shared, tmp_path_factory):
-    from search import catalog
+    from rulings.search import catalog
 
     folder = tmp_path_factory.mktemp("mechanics") / "ix"
     catalog.ingest(folder, [shared / "realdata/mtgjson3-sets/C18.json", shared / "realdata/mtgjson3-sets/AER.json"])

@@ -7,8 +7,8 @@ import json
 import pytest
 from rulings_fixture import SHARED, SPECIFIC, build_index
 
-from search import query
-from search.cli import cli
+from rulings.search import query
+from rulings.search.cli import cli
 
 FIRE_ICE = ["You may cast either half of Fire // Ice but not both.",
             "Fire // Ice is both red and blue while it is in your hand."]

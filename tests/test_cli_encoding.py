@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from search.cli import escape_unencodable
+from rulings.search.cli import escape_unencodable
 
 DOCX = "realdata/zh-cn-release-notes-athenacykes/release_notes/faq_war.docx"
-MAIN = "from search.cli import main; main()"
+MAIN = "from rulings.search.cli import main; main()"
 
 
 def run(args: list, **env: str) -> subprocess.CompletedProcess:

@@ -5,8 +5,8 @@ import shutil
 
 import pytest
 
-from search import folder
-from search.cli import cli
+from rulings.search import folder
+from rulings.search.cli import cli
 
 
 @pytest.fixture

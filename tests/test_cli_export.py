@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from search import catalog
-from search.cli import cli
+from rulings.search import catalog
+from rulings.search.cli import cli
 
 SHARED_RULING = ("To proliferate, you can choose any permanent that has a counter — "
                  "including ones controlled by opponents.")
@@ -154,7 +154,7 @@ def test_every_format_keeps_unicode(runner, small_index):
 def test_utf8_whatever_the_locale(small_index, tmp_path, fmt):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "LANG", "LANGUAGE")}
     env.update(LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
-    command = [sys.executable, "-c", "from search.cli import main; main()", "export", "--format", fmt,
+    command = [sys.executable, "-c", "from rulings.search.cli import main; main()", "export", "--format", fmt,
                "--index", str(small_index)]
     piped = subprocess.run(command, env=env, capture_output=True, check=True)
     written = tmp_path / f"out.{fmt}"
@@ -209,7 +209,7 @@ def test_help_documents_order(runner):
 
 def mtgjson3_cards_by_ruling(shared, *codes) -> dict[str, set[str]]:
     """{ruling text: card names (as the MTGJSON reader names them)} over MTGJSON v3 set files."""
-    from ingest.readers.mtgjson import card_name
+    from rulings.ingest.readers.mtgjson import card_name
     cards: dict[str, set[str]] = {}
     for code in codes:
         data = json.loads((shared / "realdata" / "mtgjson3-sets" / f"{code}.json").read_text("utf-8"))
@@ -220,7 +220,7 @@ def mtgjson3_cards_by_ruling(shared, *codes) -> dict[str, set[str]]:
 
 
 def test_real_energy_csv_holds_each_ruling_once(runner, real_index, shared):
-    from ingest.normalise import fold
+    from rulings.ingest.normalise import fold
     rows = list(csv.DictReader(io.StringIO(export(runner, real_index, "--mechanic", "energy", "--format", "csv"))))
     assert len({r["id"] for r in rows}) == len(rows)
     assert len({(r["lang"], fold(r["text"])) for r in rows}) == len(rows)
@@ -237,8 +237,8 @@ def test_real_energy_csv_holds_each_ruling_once(runner, real_index, shared):
 
 
 def test_real_bbd_by_card_lists_each_distinct_ruling(runner, real_index, shared):
-    from ingest.normalise import fold
-    from search.export import md_escape
+    from rulings.ingest.normalise import fold
+    from rulings.search.export import md_escape
     md = export(runner, real_index, "--set", "BBD", "--group-by", "card", "--format", "md")
     shown = {}
     for block in md.split("\n## ")[1:]:
@@ -273,7 +273,7 @@ def test_csv_cells_never_start_a_spreadsheet_formula(runner, shared, tmp_path):
     """Issue 21, item 9 (OWASP "CSV Injection"): a real UST ruling starts "+1/+1 counters and -1/-1
     counters ..."; a spreadsheet reads a cell starting with = + - @ (or a tab or carriage return) as a
     formula, so such a cell gets a leading apostrophe, which keeps the text readable."""
-    from ingest.read import read_file
+    from rulings.ingest.read import read_file
 
     ust = shared / "realdata/mtgjson3-sets/UST.json"
     (plus,) = {r.text for r in read_file(ust).rulings if r.text.startswith("+")}
@@ -284,7 +284,7 @@ def test_csv_cells_never_start_a_spreadsheet_formula(runner, shared, tmp_path):
         column = rows[0].index("text")
         assert ["'" + plus] == [row[column] for row in rows[1:] if row[column].lstrip("'") == plus]
         assert [cell for row in rows for cell in row if cell[:1] in ("=", "+", "-", "@", "\t", "\r")] == []
-    from search.export import csv_cell
+    from rulings.search.export import csv_cell
     assert [csv_cell(v) for v in ("=1+2", "@SUM(A1)", "-2+3", "\tx", "\rx", "＋1", "a=b", 0.97, 3)] == \
         ["'=1+2", "'@SUM(A1)", "'-2+3", "'\tx", "'\rx", "'＋1", "a=b", "0.97", "3"]
 
@@ -296,7 +296,7 @@ def index_files(index_dir: Path) -> dict[str, bytes]:
 
 def test_output_inside_an_index_folder_is_refused(runner, seed_index, tmp_path):
     """Issue 21, item 6: ``-o`` into an index folder overwrote its files."""
-    from search import folder
+    from rulings.search import folder
 
     live = folder.live(seed_index)
     other = tmp_path / "other-ix"
@@ -332,7 +332,7 @@ def test_failed_export_leaves_no_truncated_file(runner, seed_index, tmp_path, mo
     """A disk that fills up halfway (ENOSPC from write) leaves the previous export whole, or no file."""
     import errno
 
-    from search import output
+    from rulings.search import output
 
     target = tmp_path / "out.md"
     if existing:

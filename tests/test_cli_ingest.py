@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from ingest.errors import ReadError
-from ingest.read import walk
-from search import index
-from search.cli import cli
+from rulings.ingest.errors import ReadError
+from rulings.ingest.read import walk
+from rulings.search import index
+from rulings.search.cli import cli
 
 SEEDS = ("000_4791008fab4c9afc.txt", "002_cb6211493364d1de.txt")       # 17 and 11 rulings
 
@@ -125,7 +125,7 @@ def test_a_file_name_that_is_not_utf8_loses_nothing(shared, tmp_path):
     name = os.fsdecode(b"\xffseed.txt")
     (docs / name).write_bytes((shared / "seeds" / SEEDS[0]).read_bytes())
     (docs / "b.txt").write_bytes((shared / "seeds" / SEEDS[1]).read_bytes())
-    main = [sys.executable, "-c", "from search.cli import main; main()"]
+    main = [sys.executable, "-c", "from rulings.search.cli import main; main()"]
     env = {**os.environ, "RULINGS_INDEX": str(tmp_path / "ix")}
     done = subprocess.run([*main, "ingest", str(docs), "--format", "json"], capture_output=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -7,7 +7,7 @@ import json
 import pytest
 from rulings_fixture import SHARED, build_index
 
-from search.cli import cli
+from rulings.search.cli import cli
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +100,7 @@ def test_shared_ruling_listed_once(runner, mtg_index):
 # Mistyped options (issue 21, item 12), on the real MTGJSON v3 Tenth Edition rulings.
 @pytest.fixture(scope="module")
 def tenth_index(shared, tmp_path_factory):
-    from search import catalog
+    from rulings.search import catalog
 
     folder = tmp_path_factory.mktemp("tenth-search") / "ix"
     catalog.ingest(folder, [shared / "realdata/mtgjson3-sets/10E.json"])

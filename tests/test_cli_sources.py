@@ -5,8 +5,8 @@ import shutil
 
 import pytest
 
-from corpus import corpus_files
-from search.cli import cli
+from rulings.corpus import corpus_files
+from rulings.search.cli import cli
 
 
 def ingest_seeds(runner, tmp_path):
@@ -82,7 +82,7 @@ def test_remove_unknown_is_one_line_exit_1(runner, tmp_path):
 # The bundled corpus has a stable identity, and sources are remembered resolved (issue 21, item 4).
 def install_copy(tmp_path, where):
     """A copy of the corpus package as another install puts it (``.../site-packages/corpus``)."""
-    import corpus
+    from rulings import corpus
 
     package = tmp_path / where / "corpus"
     package.mkdir(parents=True)
@@ -99,7 +99,7 @@ def stats(runner, ix):
 def test_bundled_corpus_is_the_same_source_after_a_reinstall(runner, tmp_path, monkeypatch):
     """pip install . then pip install -e .: the bundled documents move; the next 'rulings ingest' doubled
     them (108 rulings, 45 entries)."""
-    import corpus
+    from rulings import corpus
 
     ix = tmp_path / "ix"
     site = install_copy(tmp_path, "venv/lib/python3/site-packages")
@@ -123,8 +123,8 @@ def test_an_index_that_remembered_the_bundled_corpus_by_path_is_mended(runner, t
                                                                        old_copy_kept):
     """An index made before the stable name remembered the bundled documents by their install path:
     ingesting the bundled corpus replaces them instead of adding them again."""
-    import corpus
-    from search import catalog
+    from rulings import corpus
+    from rulings.search import catalog
 
     ix = tmp_path / "ix"
     site = install_copy(tmp_path, "old-venv/site-packages")

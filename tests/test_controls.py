@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ingest.controls import escape_json_controls, single_line, without_controls
-from ingest.read import read_file
-from search import export as exporter
-from search.cli import cli
-from search.commands.options import entry_block
+from rulings.ingest.controls import escape_json_controls, single_line, without_controls
+from rulings.ingest.read import read_file
+from rulings.search import export as exporter
+from rulings.search.cli import cli
+from rulings.search.commands.options import entry_block
 
 OKAUN = "realdata/scryfall-cassette-mtgjson/decoded_bodies/rulings_94eea6e3-20bc-4dab-90ba-3113c120fb90.json"
 OSC = "\x1b]0;pwned\x07"                     # sets an xterm's window title

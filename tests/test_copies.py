@@ -5,8 +5,8 @@ import shutil
 
 import pytest
 
-from corpus import corpus_files
-from search import catalog, index
+from rulings.corpus import corpus_files
+from rulings.search import catalog, index
 
 
 def _copy_seeds(folder):

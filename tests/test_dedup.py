@@ -1,7 +1,7 @@
 
-from corpus import corpus_files
-from ingest.pipeline import build_entries
-from ingest.read import read_file
+from rulings.corpus import corpus_files
+from rulings.ingest.pipeline import build_entries
+from rulings.ingest.read import read_file
 
 
 def seed_rulings():
@@ -44,9 +44,9 @@ def test_ids_do_not_depend_on_input_order():
 
 # --- the verifier: pairs that must stay apart, and what may differ ---------------------------
 
-from ingest.compare import same_ruling  # noqa: E402
-from ingest.model import Ruling, Source  # noqa: E402
-from ingest.normalise import fold, mask_card  # noqa: E402
+from rulings.ingest.compare import same_ruling  # noqa: E402
+from rulings.ingest.model import Ruling, Source  # noqa: E402
+from rulings.ingest.normalise import fold, mask_card  # noqa: E402
 
 
 def verdict(a, b, card_a=None, card_b=None):
@@ -155,7 +155,7 @@ def test_kaladesh_energy_rulings_are_six_entries_of_70_cards(shared):
 
 
 def test_show_lists_variants_with_similarity_and_related_with_guard(runner, seed_index):
-    from search.cli import cli
+    from rulings.search.cli import cli
     entries = build_entries(seed_rulings()).entries
     tap = next(e for e in entries if e.text.startswith("The tap symbol is"))
     untap = next(e for e in entries if e.text.startswith("The untap symbol is"))
@@ -189,9 +189,9 @@ def test_band_index_finds_the_candidates_of_datasketch_lsh(shared):
     before and after leaders are removed."""
     from datasketch import MinHash, MinHashLSH
 
-    from ingest.candidates import LSH_THRESHOLD, LSH_WEIGHTS, NUM_PERM, BandIndex, shingles, signature_bytes
-    from ingest.compare import compare_form, hard_tokens
-    from ingest.normalise import normalise
+    from rulings.ingest.candidates import LSH_THRESHOLD, LSH_WEIGHTS, NUM_PERM, BandIndex, shingles, signature_bytes
+    from rulings.ingest.compare import compare_form, hard_tokens
+    from rulings.ingest.normalise import normalise
 
     kept, _ = normalise(read_file(shared / "realdata" / "mtgjson3-sets" / "XLN.json").rulings)
     texts = sorted({r.match for r in kept})
@@ -212,8 +212,8 @@ def test_band_index_finds_the_candidates_of_datasketch_lsh(shared):
 
 def test_rank_order_is_the_order_of_rank(shared):
     """The field-by-field sort of a full ingest gives sorted(key=rank), ties in input order."""
-    from ingest.dedup import rank, rank_order
-    from ingest.normalise import normalise
+    from rulings.ingest.dedup import rank, rank_order
+    from rulings.ingest.normalise import normalise
 
     rulings = seed_rulings()
     for name in ("XLN.json", "KLD.json", "AER.json"):
@@ -228,8 +228,8 @@ def test_rank_order_is_the_order_of_rank(shared):
 def test_grouper_places_texts_the_same_after_its_tables_are_released(shared):
     """release_tables() drops the LSH tables and leader forms; the next add rebuilds them and
     places the texts exactly as a grouper that kept them (groups, members, links)."""
-    from ingest.dedup import Grouper, rank_order
-    from ingest.normalise import normalise
+    from rulings.ingest.dedup import Grouper, rank_order
+    from rulings.ingest.normalise import normalise
 
     rulings = []
     for name in ("XLN.json", "KLD.json", "AER.json"):
@@ -258,9 +258,9 @@ def test_batch_signatures_are_datasketch_minhash_values(shared):
     for every text of a real set, English and Chinese."""
     from datasketch import MinHash
 
-    from ingest.candidates import NUM_PERM, shingles, signature_bytes, signatures
-    from ingest.compare import compare_form, hard_tokens
-    from ingest.normalise import normalise
+    from rulings.ingest.candidates import NUM_PERM, shingles, signature_bytes, signatures
+    from rulings.ingest.compare import compare_form, hard_tokens
+    from rulings.ingest.normalise import normalise
 
     rulings = read_file(shared / "realdata" / "mtgjson3-sets" / "XLN.json").rulings
     release_notes = shared / "realdata" / "zh-cn-release-notes-athenacykes" / "release_notes"
@@ -275,8 +275,8 @@ def test_batch_signatures_are_datasketch_minhash_values(shared):
 def test_grouping_is_the_same_with_forming_workers(shared, monkeypatch):
     """Texts formed in worker processes (formed_batches) are placed exactly as when
     everything runs in one process: the same groups, members, similarities and links."""
-    from ingest import candidates, dedup
-    from ingest.normalise import normalise
+    from rulings.ingest import candidates, dedup
+    from rulings.ingest.normalise import normalise
 
     rulings = []
     for name in ("XLN.json", "KLD.json", "AER.json"):
@@ -319,7 +319,7 @@ def test_card_types_table_is_the_rules_list(shared):
 
 def test_learned_alternations_hold_no_guard_word():
     """No learned alternation excuses a word of a guard class (types, zones, players, mechanics...)."""
-    from ingest import compare
+    from rulings.ingest import compare
 
     for lang in ("en", "zh"):
         rows = compare.alternations(lang, 1)

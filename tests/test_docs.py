@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from search.cli import cli
+from rulings.search.cli import cli
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
 
@@ -27,14 +27,14 @@ def test_readme_gives_the_two_setup_commands():
 
 
 def test_every_package_is_installed():
-    """pip install . must ship every package folder (search.commands was once left out)."""
+    """pip install . must ship every package folder (search.commands was once left out), each mapped into
+    the one import package rulings (pyproject.toml package-dir): rulings.search is search/, and so on."""
     import tomllib
-    from setuptools import find_packages
     root = Path(__file__).resolve().parents[1]
-    config = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))
-    include = config["tool"]["setuptools"]["packages"]["find"]["include"]
-    shipped = set(find_packages(str(root), include=include))
-    folders = {str(p.parent.relative_to(root)).replace("/", ".") for p in root.glob("*/**/__init__.py")
+    config = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    assert config["package-dir"] == {"rulings": "rulings", "rulings.search": "search", "rulings.ingest": "ingest",
+                                     "rulings.corpus": "corpus"}
+    folders = {"rulings." + str(p.parent.relative_to(root)).replace("/", ".") for p in root.glob("*/**/__init__.py")
                if p.parent.relative_to(root).parts[0] in ("ingest", "search", "corpus")}
-    assert folders <= shipped
-    assert {"ingest", "ingest.readers", "search", "search.commands", "corpus"} <= shipped
+    assert folders | {"rulings"} == set(config["packages"])
+    assert all(name == "rulings" or name.startswith("rulings.") for name in config["packages"])

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from whoosh.codec.whoosh3 import W3LeafMatcher, W3PerDocReader
 
-from search import catalog, index, query
-from search.engine import reading, scoring, version
+from rulings.search import catalog, index, query
+from rulings.search.engine import reading, scoring, version
 
 # Long posting lists of the real corpus (stemmed forms as the index holds them).
 LONG_TERMS = [("text", "the"), ("text", "abil"), ("text", "creatur"), ("text", "spell")]

@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 INTERNAL = ("whoosh.codec", "whoosh.matching", "whoosh.multiproc", "whoosh.filedb", "whoosh.reading",
             "whoosh.writing")
-OUTSIDE = sorted(path for folder in ("search", "ingest", "corpus", "scripts", "bench")
+OUTSIDE = sorted(path for folder in ("rulings", "search", "ingest", "corpus", "scripts", "bench")
                  for path in (ROOT / folder).rglob("*.py") if "engine" not in path.relative_to(ROOT).parts)
 
 
@@ -65,7 +65,7 @@ def classes():
     return found
 
 before = classes()
-from search.cli import main
+from rulings.search.cli import main
 sys.argv = ["rulings", "search", "counter", "--index", sys.argv[1]]
 try:
     main()
@@ -91,7 +91,7 @@ import sys
 import whoosh
 if sys.argv.pop(1) == "untested":
     whoosh.__version__ = (3, 0, 0)
-from search.cli import main
+from rulings.search.cli import main
 main()
 """
 

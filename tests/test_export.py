@@ -6,9 +6,9 @@ import json
 
 from bs4 import BeautifulSoup
 
-from ingest.model import Ruling, Source, entry_to_dict
-from ingest.pipeline import build_entries
-from search.export import Selection, export_order, grouped, md_escape, render
+from rulings.ingest.model import Ruling, Source, entry_to_dict
+from rulings.ingest.pipeline import build_entries
+from rulings.search.export import Selection, export_order, grouped, md_escape, render
 
 SAME = "Players can respond to a spell or ability whose effect includes proliferating."
 

@@ -25,10 +25,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ingest.errors import RulingsError
-from ingest.model import Ruling
-from ingest.read import read_file
-from ingest.readers import docx, gatherer, jsonl, mtgjson, pdf, scryfall, text
+from rulings.ingest.errors import RulingsError
+from rulings.ingest.model import Ruling
+from rulings.ingest.read import read_file
+from rulings.ingest.readers import docx, gatherer, jsonl, mtgjson, pdf, scryfall, text
 
 settings.register_profile("fuzz-ci", max_examples=100, deadline=None, derandomize=True,
                           suppress_health_check=list(HealthCheck))
@@ -116,8 +116,8 @@ def pdf_seed(shared: Path) -> bytes:
 
 def jsonl_seed(seed_index: Path) -> bytes:
     """The meta line and the first five entries of an export of the bundled corpus."""
-    from search import catalog
-    from search import export as exporter
+    from rulings.search import catalog
+    from rulings.search import export as exporter
     selection = exporter.Selection()
     entries = exporter.select(seed_index, selection)[:5]
     return exporter.render(entries, "jsonl", selection, catalog.ingested_at(seed_index), None, False).encode()

@@ -14,11 +14,11 @@ from pathlib import Path
 import hostile_files
 import pytest
 
-from ingest import read
-from ingest.errors import ReadError
-from ingest.read import read_file, walk
-from ingest.readers import jsonl, limits
-from search.cli import cli
+from rulings.ingest import read
+from rulings.ingest.errors import ReadError
+from rulings.ingest.read import read_file, walk
+from rulings.ingest.readers import jsonl, limits
+from rulings.search.cli import cli
 
 
 @pytest.fixture(scope="module")
@@ -296,7 +296,7 @@ def test_a_long_date_field_is_read_at_once(shared, tmp_path, monkeypatch):
     """The month-name date pattern was tried at every letter of a long word (quadratic): a 40,000-letter
     published_at took over a minute, so the time limit rejected the file and its 13 rulings. With a
     limit of 5 s it is read, the long field an invalid date."""
-    from ingest.dates import INVALID_DATE, parse_date
+    from rulings.ingest.dates import INVALID_DATE, parse_date
 
     monkeypatch.setattr(read, "READ_SECONDS", 5.0)
     path = long_date_file(shared, tmp_path, 40_000)
@@ -309,8 +309,8 @@ def test_a_long_date_field_is_read_at_once(shared, tmp_path, monkeypatch):
 STUCK_READER = """
 import json, sys
 from pathlib import Path
-from ingest import read
-from ingest.readers import text
+from rulings.ingest import read
+from rulings.ingest.readers import text
 real_read = text.read
 
 
@@ -352,7 +352,7 @@ def test_a_reader_stuck_in_one_c_call_is_stopped_at_the_limit(shared, tmp_path):
 def test_a_reader_that_dies_rejects_only_its_file(shared, tmp_path, monkeypatch):
     """A crash in a C library (here the worker kills itself, as a segfault or the out-of-memory killer
     would) rejects the file with the signal; the other files are read by a new worker."""
-    from ingest.readers import text
+    from rulings.ingest.readers import text
 
     seeds = sorted((shared / "seeds").glob("*.txt"))
     real_read = text.read

@@ -12,9 +12,9 @@ from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3Codec
 from whoosh.fields import STORED
 
-from ingest.errors import DamagedIndex
-from search import index
-from search.engine import reading, version, writing
+from rulings.ingest.errors import DamagedIndex
+from rulings.search import index
+from rulings.search.engine import reading, version, writing
 
 # What each test must have compared: the small index built in code, the real corpus (the original figures).
 FLOORS = {"small": {"terms": 300, "words": 30, "blocks": 500}, "real": {"terms": 1000, "words": 1000, "blocks": 15_000}}

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from search import catalog, folder, index
-from search.cli import cli
+from rulings.search import catalog, folder, index
+from rulings.search.cli import cli
 
 EMPTY_LIST = "realdata/scryfall-cassette-mtgjson/decoded_bodies/rulings_b443504e-1b25-4565-bad7-2575826c7bb9.json"
 
@@ -231,7 +231,7 @@ def test_full_disk_during_an_ingest_is_one_error_line(runner, shared, tenth_copy
 WORKERS = """
 import errno, os, signal, sys
 from whoosh.filedb import structfile
-from search.cli import main
+from rulings.search.cli import main
 os.cpu_count = lambda: 2                      # a full build writes through 2 worker processes
 feeder, write, how = os.getpid(), structfile.StructFile.write, sys.argv.pop(1)
 def refused(self, *args):

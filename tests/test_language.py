@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ingest.language import (
+from rulings.ingest.language import (
     canonical_symbols,
     chinese_script,
     declared_disagrees,
@@ -10,10 +10,10 @@ from ingest.language import (
     fold_chinese,
     zh_number,
 )
-from ingest.model import Ruling, Source
-from ingest.normalise import normalise
-from ingest.pipeline import build_entries
-from ingest.read import read_file
+from rulings.ingest.model import Ruling, Source
+from rulings.ingest.normalise import normalise
+from rulings.ingest.pipeline import build_entries
+from rulings.ingest.read import read_file
 
 SAMPLES = {
     "en": "If a creature with flying attacks, it can't be blocked except by creatures with flying or reach.",
@@ -109,7 +109,7 @@ def test_declared_disagrees():
 
 
 def test_obvious_english_skips_the_detector():
-    from ingest.language import looks_english
+    from rulings.ingest.language import looks_english
     assert looks_english("If Consulate Crackdown leaves the battlefield before its triggered ability "
                          "resolves, no artifacts will be exiled.")
     assert looks_english("You can’t respond to this ability—it’s a mana ability.")
@@ -123,7 +123,7 @@ def test_obvious_english_skips_the_detector():
 def test_stats_count_languages_per_ruling(runner, seed_index):
     import json
 
-    from search.cli import cli
+    from rulings.search.cli import cli
     result = runner.invoke(cli, ["stats", "--format", "json", "--index", str(seed_index)])
     assert json.loads(result.stdout)["languages"] == {"en": 54}
 
@@ -135,7 +135,7 @@ def test_ingest_json_reports_language_mismatches(runner, tmp_path):
 
     import docx
 
-    from search.cli import cli
+    from rulings.search.cli import cli
     document = docx.Document()
     intro = ["Guilds of Ravnica Release Notes", "Compiled by Eli Shiffrin", "Last modified on September 24, 2018",
              "General Notes", "Release Dates", "The Guilds of Ravnica set contains 259 cards.",
@@ -158,8 +158,8 @@ def test_ingest_json_reports_language_mismatches(runner, tmp_path):
 
 
 def test_chinese_release_notes_declare_and_detect_zh_hans(tmp_path, shared):
-    from ingest.normalise import normalise
-    from ingest.read import read_file
+    from rulings.ingest.normalise import normalise
+    from rulings.ingest.read import read_file
     doc = shared / "realdata/zh-cn-release-notes-athenacykes/release_notes/faq_grn.docx"
     kept, _ = normalise(read_file(doc).rulings)
     assert len(kept) == 349

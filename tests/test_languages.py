@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from ingest.model import Ruling, Source
-from ingest.pipeline import build_entries
-from search import index, query
-from search.languages import chinese_analyzer, cjk_analyzer, european_analyzer, field_for
+from rulings.ingest.model import Ruling, Source
+from rulings.ingest.pipeline import build_entries
+from rulings.search import index, query
+from rulings.search.languages import chinese_analyzer, cjk_analyzer, european_analyzer, field_for
 
 RULINGS = [
     # ja: 攻撃 is a two-character word inside a sentence; two sentences end to end
@@ -122,7 +122,7 @@ def test_chinese_snippet_marks_what_the_analyzer_marks_and_no_stray_character(re
     of a first-seen Chinese search). On real Chinese rulings, with the words of pieces of their own text
     as queries: every query word of two or more characters that the analyzer's tokens mark is marked;
     every mark is a query word; a one-character word is marked only touching a longer Han word."""
-    from search.languages import chinese_snippet_terms
+    from rulings.search.languages import chinese_snippet_terms
     entries = [e for e in index.all_entries(real_index) if e["lang"] == "zh-Hans"]
     assert len(entries) > 5000
     analyzer = chinese_analyzer()
@@ -153,7 +153,7 @@ def test_chinese_snippet_terms_of_the_whole_text_equal_run_by_run(real_index):
     """chinese_snippet_terms() converts a text and finds the query words in it once; it gives the terms
     of converting and searching each run of Han characters on its own, on every real Chinese ruling,
     with words of its own text (one and more characters) and 横置, also written in braces ({横置})."""
-    from search.languages import _HAN_WORD, _terms_run_by_run, chinese_snippet_terms
+    from rulings.search.languages import _HAN_WORD, _terms_run_by_run, chinese_snippet_terms
     texts = [e["text"] for e in index.all_entries(real_index) if e["lang"].startswith("zh")]
     analyzer = chinese_analyzer()
     braced = 0
@@ -171,7 +171,7 @@ def test_the_first_chinese_word_of_a_process_gets_its_dictionary_sub_words(tmp_p
     """jieba loads its dictionary at its first segmentation; the sub-words of the first word a process
     analysed were looked up before that, in an empty dictionary, so a full build's tokens depended on
     which entry each worker saw first (r-f16b2e882e: 34 or 36 tokens)."""
-    code = ("import sys; from search.languages import chinese_analyzer, keep_segmenter_cache_in; "
+    code = ("import sys; from rulings.search.languages import chinese_analyzer, keep_segmenter_cache_in; "
             f"keep_segmenter_cache_in({str(tmp_path)!r}); "
             "print(' '.join(t.text for t in chinese_analyzer()('中华人民共和国', mode='index')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, encoding="utf-8",

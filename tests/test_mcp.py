@@ -10,7 +10,7 @@ import pytest
 import serving
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from search.cli import cli
+from rulings.search.cli import cli
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,9 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from corpus import corpus_files
-from ingest.normalise import fold, normalise
-from ingest.read import read_file
+from rulings.corpus import corpus_files
+from rulings.ingest.normalise import fold, normalise
+from rulings.ingest.read import read_file
 
 
 def test_fold_typography():
@@ -36,7 +36,7 @@ def test_fold_matches_the_regex_form_on_real_rulings(shared):
     import re
     import unicodedata
 
-    from ingest.normalise import _QUOTES
+    from rulings.ingest.normalise import _QUOTES
 
     def by_regex(text):
         text = unicodedata.normalize("NFKC", text).translate(_QUOTES)

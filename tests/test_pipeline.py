@@ -3,11 +3,11 @@
 from contextlib import contextmanager
 from dataclasses import astuple
 
-from ingest.dedup import dedup
-from ingest.normalise import normalise
-from ingest.pipeline import _info, build_entries
-from ingest.read import read_file
-from ingest.runtime import share_strings
+from rulings.ingest.dedup import dedup
+from rulings.ingest.normalise import normalise
+from rulings.ingest.pipeline import _info, build_entries
+from rulings.ingest.read import read_file
+from rulings.ingest.runtime import share_strings
 
 
 def _real_rulings(shared, names=("XLN.json", "KLD.json")):
@@ -48,7 +48,7 @@ def test_infos_with_shared_values_equal_the_plain_ones(shared):
 def test_release_free_memory_trims_the_c_heap_where_glibc_is():
     import platform
 
-    from ingest.runtime import release_free_memory
+    from rulings.ingest.runtime import release_free_memory
 
     assert release_free_memory() is (platform.libc_ver()[0] == "glibc")
 
@@ -58,8 +58,8 @@ def test_update_with_worker_processes_forms_the_same_entries(shared, monkeypatch
     worker processes (ingest/candidates.py form_workers) gives the same entries as one that does everything in this
     process: ids, variants and their languages, similarities, Related links, mechanics and
     translations; and remembers the same lingua answers."""
-    from ingest import candidates, language
-    from ingest.pipeline import Corpus, update_corpus
+    from rulings.ingest import candidates, language
+    from rulings.ingest.pipeline import Corpus, update_corpus
 
     monkeypatch.setattr(candidates, "ADD_BATCH", 100)
     decided = []
@@ -84,7 +84,7 @@ def test_update_with_worker_processes_forms_the_same_entries(shared, monkeypatch
         with original(texts) as pool:
             pools.append(pool)
             yield pool
-    monkeypatch.setattr("ingest.pipeline.form_workers", watched)
+    monkeypatch.setattr("rulings.ingest.pipeline.form_workers", watched)
     pooled = entries(2)
     assert len(pools) == 1 and pools[0] is not None
     assert pooled == alone
@@ -96,7 +96,7 @@ def test_update_with_worker_processes_forms_the_same_entries(shared, monkeypatch
 def test_a_new_merge_keeps_the_larger_entrys_id_and_the_other_becomes_an_alias():
     """PRODUCT.md "Ids": when a better verifier merges two entries of an existing index, the merged
     entry keeps the id most of its variants had (the larger entry's); the other id stays an alias."""
-    from ingest.model import Ruling, Source
+    from rulings.ingest.model import Ruling, Source
 
     old = "If a spell is countered, the mana spent on it is not refunded."
     new = "If a spell doesn't resolve, the mana spent on it is not refunded."      # the same rule, CR 608.2b wording

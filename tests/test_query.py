@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rulings_fixture import SPECIFIC, build_index
 
-from ingest.errors import QueryError
-from search import query
+from rulings.ingest.errors import QueryError
+from rulings.search import query
 
 
 @pytest.fixture(scope="module")
@@ -211,7 +211,7 @@ def test_words_no_analyzer_keeps_are_ignored(seed_index):
 
 def whoosh_reference(index_dir, text, filters):
     """(id, score) of Whoosh's own path: the parsed query over every field, filters as search(filter=...)."""
-    from search import index
+    from rulings.search import index
     with index.searcher(index_dir) as searcher:
         found = searcher.search(query.parse(searcher.schema, text),
                                 filter=query.filter_query(filters) if filters.any() else None, limit=100)
@@ -231,7 +231,7 @@ def test_search_ranks_as_whoosh_with_every_field_and_filter_argument(seed_index,
 
 
 def test_query_leaves_out_fields_the_index_holds_no_text_in(seed_index):
-    from search import index
+    from rulings.search import index
     with index.searcher(seed_index) as searcher:
         parsed = query.parse(searcher.schema, "proliferate counter")
         pruned = query.without_empty_fields(parsed, searcher.reader())
@@ -254,7 +254,7 @@ def whoosh_whole_text_highlight(analyzer, text, words):
 
 @pytest.fixture(scope="module")
 def seed_texts(seed_index):
-    from search import index
+    from rulings.search import index
     entries = list(index.all_entries(seed_index))
     return [t for e in entries for t in [e["text"], *(v["text"] for v in e["variants"])]]
 
@@ -262,8 +262,8 @@ def seed_texts(seed_index):
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_marked_snippet_is_whooshs_whole_text_highlight(seed_index, seed_texts, data):
-    from search import index
-    from search.languages import analyzer_for
+    from rulings.search import index
+    from rulings.search.languages import analyzer_for
     text = data.draw(st.sampled_from(seed_texts)) + data.draw(st.sampled_from(["", " Lim-Dûl's +1/+1 {T}: 攻击"]))
     field = data.draw(st.sampled_from(["text", "cards", "text_zh", "text_de"]))
     with index.searcher(seed_index) as searcher:
@@ -318,7 +318,7 @@ def test_minus_before_a_filter_excludes_as_not_does(real_index, written):
 
 
 def test_filter_name_inside_a_word_stays_text(seed_index):
-    from search import index
+    from rulings.search import index
     with index.searcher(seed_index) as searcher:
         parsed = query.parse(searcher.schema, "pre-set:x counter")
     assert not any(getattr(leaf, "from_filter", False) for leaf in parsed.leaves())
@@ -327,7 +327,7 @@ def test_filter_name_inside_a_word_stays_text(seed_index):
 @pytest.fixture(scope="module")
 def long_real_texts(real_index) -> list[str]:
     """The English canonical texts of the real corpus longer than a snippet (sentence fragments)."""
-    from search import index
+    from rulings.search import index
     texts = [e["text"] for e in index.all_entries(real_index) if len(e["text"]) > query.SNIPPET_CHARS
              and e["lang"] == "en"]
     assert len(texts) > 500
@@ -347,8 +347,8 @@ def whoosh_sentence_fragments(analyzer, text, words):
 def test_sentence_fragments_are_whooshs(real_index, long_real_texts, data):
     """query.sentences() gives Whoosh's sentence fragments (bounds, matched tokens and their merged text)
     and so the same snippets, on long real texts with words drawn from their own terms."""
-    from search import index
-    from search.analysis import terms
+    from rulings.search import index
+    from rulings.search.analysis import terms
     text = data.draw(st.sampled_from(long_real_texts)) + \
         data.draw(st.sampled_from(["", " Lim-Dûl's +1/+1 {T}. ...!", "x" * 400 + "."]))
     field = data.draw(st.sampled_from(["text", "cards"]))
@@ -375,7 +375,7 @@ def test_plain_words_are_parsed_as_the_parser_parses_them(real_index):
     words (``and``, ``NOT``) and anything else go to the parser."""
     import random
 
-    from search import index
+    from rulings.search import index
     words = [w for w in index.spelling_vocabulary(real_index) if w.isascii() and w.isalpha()]
     assert len(words) > 4000
     rng = random.Random(5)
@@ -436,7 +436,7 @@ def test_chinese_snippets_mark_touching_words_as_one(real_index):
     300 queries made of pieces of real Chinese rulings."""
     import random
 
-    from search import index
+    from rulings.search import index
     # sorted: index order varies between parallel builds, and the sample must not
     chinese = sorted(e["text"] for e in index.all_entries(real_index) if e["lang"] == "zh-Hans")
     rng = random.Random(11)
@@ -456,8 +456,8 @@ def test_chinese_snippets_mark_touching_words_as_one(real_index):
 def test_long_chinese_texts_give_their_best_sentences(real_index):
     """A Chinese text over 300 characters is shortened to its best sentences (。 ends a sentence), as
     English ones are; it was shown whole."""
-    from search import index
-    from search.languages import chinese_analyzer
+    from rulings.search import index
+    from rulings.search.languages import chinese_analyzer
     long = [e for e in index.all_entries(real_index) if e["lang"] == "zh-Hans" and len(e["text"]) > 300]
     assert len(long) == 7
     shown = 0
@@ -491,7 +491,7 @@ def test_a_plain_phrase_is_parsed_as_the_parser_parses_it(real_index):
     phrases holding operators, filters, wildcards and brackets; anything else goes to the parser."""
     import random
 
-    from search import index
+    from rulings.search import index
     entries = list(index.all_entries(real_index))
     rng = random.Random(4)
     texts = ['"the battlefield"', ' "to cast  the" ', '"AND or"', '"flying"', '"Flugfähigkeit schnell"', '"回 战场"',

@@ -19,9 +19,9 @@ from __future__ import annotations
 import docx as python_docx
 import pytest
 
-from ingest.errors import ReadError
-from ingest.read import read_file
-from ingest.readers import docx
+from rulings.ingest.errors import ReadError
+from rulings.ingest.read import read_file
+from rulings.ingest.readers import docx
 
 NOTES = "realdata/zh-cn-release-notes-athenacykes/release_notes"
 PER_FILE = {

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.read import read_file
-from ingest.readers import encoding, jsontext
-from search.cli import cli
+from rulings.ingest.read import read_file
+from rulings.ingest.readers import encoding, jsontext
+from rulings.search.cli import cli
 
 SEED = "seeds/000_4791008fab4c9afc.txt"                       # layout 1, 17 rulings (bullets are UTF-8)
 KLD = "realdata/mtgjson3-sets/KLD.json"                      # MTGJSON v3 set, 813 rulings (SOURCES.md)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.errors import ReadError
-from ingest.read import read_file
-from ingest.readers import gatherer
+from rulings.ingest.errors import ReadError
+from rulings.ingest.read import read_file
+from rulings.ingest.readers import gatherer
 
 PER_PAGE = {  # SOURCES.md: 31 rulings across 11 pages
     "afflicteddeserter": 4, "ajanigoldmane": 2, "ancestralvision": 2, "crackleburr": 4,

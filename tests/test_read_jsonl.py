@@ -5,13 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from ingest.dates import INVALID_DATE
-from ingest.errors import NoRulings, ReadError
-from ingest.model import Ruling, Source, entry_to_dict
-from ingest.pipeline import build_entries
-from ingest.read import read_file, sniff
-from ingest.readers import jsonl
-from search.export import render
+from rulings.ingest.dates import INVALID_DATE
+from rulings.ingest.errors import NoRulings, ReadError
+from rulings.ingest.model import Ruling, Source, entry_to_dict
+from rulings.ingest.pipeline import build_entries
+from rulings.ingest.read import read_file, sniff
+from rulings.ingest.readers import jsonl
+from rulings.search.export import render
 
 
 def rulings():

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from ingest.dates import INVALID_DATE
-from ingest.errors import ReadError
-from ingest.normalise import normalise
-from ingest.read import read_file
-from ingest.readers import mtgjson
+from rulings.ingest.dates import INVALID_DATE
+from rulings.ingest.errors import ReadError
+from rulings.ingest.normalise import normalise
+from rulings.ingest.read import read_file
+from rulings.ingest.readers import mtgjson
 
 V3 = {  # SOURCES.md section 5, rulings per set file (10,094 in all)
     "10E": 283, "A25": 404, "AER": 772, "AKH": 695, "BBD": 863, "BFZ": 904, "C18": 810, "DOM": 483,

@@ -10,9 +10,9 @@ import re
 
 import pytest
 
-from ingest.errors import ReadError
-from ingest.read import read_file
-from ingest.readers import pdf
+from rulings.ingest.errors import ReadError
+from rulings.ingest.read import read_file
+from rulings.ingest.readers import pdf
 
 NOTES = "realdata/zh-cn-release-notes-athenacykes/release_notes"
 PER_FILE = {"one": (310, "2023-01-20"), "mkm": (541, "2024-01-25"),

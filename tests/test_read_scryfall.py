@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from ingest.dates import INVALID_DATE
-from ingest.errors import NoRulings, ReadError
-from ingest.read import read_file
-from ingest.readers import scryfall
-from search.cli import cli
+from rulings.ingest.dates import INVALID_DATE
+from rulings.ingest.errors import NoRulings, ReadError
+from rulings.ingest.read import read_file
+from rulings.ingest.readers import scryfall
+from rulings.search.cli import cli
 
 DECODED = "realdata/scryfall-cassette-mtgjson/decoded_bodies"
 # Rulings per decoded /rulings body, from SOURCES.md section 1 (67 in all).

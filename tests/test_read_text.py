@@ -1,8 +1,8 @@
 
 import pytest
 
-from corpus import corpus_files
-from ingest.read import read_file
+from rulings.corpus import corpus_files
+from rulings.ingest.read import read_file
 
 
 def by_name(name):

@@ -19,7 +19,7 @@ import pytest
 import serving
 from bs4 import BeautifulSoup
 
-from search.cli import cli
+from rulings.search.cli import cli
 
 ENTRY_KEYS = {"id", "text", "lang", "mechanics", "cards", "sets", "date", "dates", "variants", "related",
               "translations"}

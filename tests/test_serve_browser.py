@@ -16,7 +16,7 @@ from urllib.parse import quote
 import pytest
 import serving
 
-from search.cli import cli
+from rulings.search.cli import cli
 
 CHROMIUM = "/usr/bin/chromium"
 # The network is closed here: nothing of Chromium's own may try to reach out.

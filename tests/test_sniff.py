@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.dates import ParsedDate, parse_date, resolve_dates
-from ingest.read import read_file, sniff, walk
-from search import catalog
+from rulings.ingest.dates import ParsedDate, parse_date, resolve_dates
+from rulings.ingest.read import read_file, sniff, walk
+from rulings.search import catalog
 
 REAL = {  # path under realdata -> format sniffed from content
     "mtgjson3-sets/BBD.json": "mtgjson", "mtgjson5-TSP/TSP.json": "mtgjson",
@@ -105,7 +105,7 @@ def test_scryfall_rulings_get_card_names_from_a_card_list(shared, tmp_path):
 
 
 def test_ingest_prints_a_table_per_format(shared, tmp_path, runner):
-    from search.cli import cli
+    from rulings.search.cli import cli
     folder = tmp_path / "few"
     folder.mkdir()
     for path in ("gatherer-tutor/recall.html", "gatherer-tutor/hillgiant.html",

@@ -8,18 +8,19 @@ import sys
 # What a word search must not load. The mechanic vocabulary (ingest/tag.py) and rapidfuzz (about 20 ms
 # of a cold search together) load only for a mechanic filter, a suggestion or the mechanics command.
 HEAVY = ("jieba", "opencc", "lingua", "datasketch", "docx", "pypdf", "bs4", "ijson", "httpx", "rich",
-         "ingest.pipeline", "ingest.dedup", "ingest.compare", "ingest.candidates", "ingest.read",
-         "search.update", "search.fetch",
-         "ingest.tag", "rapidfuzz",
+         "rulings.ingest.pipeline", "rulings.ingest.dedup", "rulings.ingest.compare", "rulings.ingest.candidates",
+         "rulings.ingest.read",
+         "rulings.search.update", "rulings.search.fetch",
+         "rulings.ingest.tag", "rapidfuzz",
          # the catalog, the bundled corpus and platformdirs load only to build an index or find the default
          # one; the other commands' modules (export's renderer among them) only when that command runs
-         "search.catalog", "corpus", "platformdirs", "search.export",
+         "rulings.search.catalog", "rulings.corpus", "platformdirs", "rulings.search.export",
          # Whoosh names these but a search never uses them (search/__init__.py)
          "urllib.request", "http.client", "asyncio")
 
 PROGRAM = """
 import contextlib, io, json, sys
-from search.cli import cli
+from rulings.search.cli import cli
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     try:
@@ -41,8 +42,8 @@ def test_english_search_imports_nothing_heavy(seed_index):
     assert result["code"] == 0 and result["hits"] == 7          # the seeds: 7 proliferate entries
     loaded = [name for name in HEAVY if name in result["modules"]]
     assert loaded == []
-    commands = [name for name in result["modules"] if name.startswith("search.commands.")]
-    assert commands == ["search.commands.options", "search.commands.search"]
+    commands = [name for name in result["modules"] if name.startswith("rulings.search.commands.")]
+    assert commands == ["rulings.search.commands.options", "rulings.search.commands.search"]
 
 
 def test_chinese_search_needs_no_segmenter(seed_index):
@@ -51,12 +52,12 @@ def test_chinese_search_needs_no_segmenter(seed_index):
     result = run_search("增殖", seed_index)
     assert result["code"] == 0 and result["hits"] >= 1
     assert "jieba" not in result["modules"]
-    assert "httpx" not in result["modules"] and "ingest.pipeline" not in result["modules"]
+    assert "httpx" not in result["modules"] and "rulings.ingest.pipeline" not in result["modules"]
 
 
 STAND_INS = """
 import json, sys
-import search, cached_property, whoosh.compat
+import rulings.search, cached_property, whoosh.compat
 loaded = [name for name in ("asyncio", "urllib.request") if name in sys.modules]
 async def coroutine():
     pass

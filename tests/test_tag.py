@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.model import Entry, Ruling, Source, Variant
-from ingest.tag import find_mechanic, mechanics_in, tag, vocabulary
+from rulings.ingest.model import Entry, Ruling, Source, Variant
+from rulings.ingest.tag import find_mechanic, mechanics_in, tag, vocabulary
 
 
 def ruling(text, card=None, lang="en"):
@@ -82,8 +82,8 @@ def test_find_mechanic_by_old_and_glossary_names(name, mechanic):
                   "no rules meaning (CR glossary); search for the word: rulings search threshold"),
 ])
 def test_resolve_mechanic_explains_what_it_cannot_resolve(name, message):
-    from ingest.errors import QueryError, UnknownMechanic
-    from ingest.tag import resolve_mechanic
+    from rulings.ingest.errors import QueryError, UnknownMechanic
+    from rulings.ingest.tag import resolve_mechanic
 
     with pytest.raises(UnknownMechanic) as raised:
         resolve_mechanic(name)
@@ -191,7 +191,7 @@ def test_find_mechanic_by_any_name():
 
 
 def test_traditional_chinese_names_resolve():
-    from ingest.tag import find_mechanic
+    from rulings.ingest.tag import find_mechanic
     assert find_mechanic("飛行").id == "flying"
     assert find_mechanic("飞行").id == "flying"
     assert find_mechanic("增殖").id == "proliferate"
@@ -201,7 +201,7 @@ def test_traditional_chinese_names_resolve():
 
 def _varied_texts(shared) -> list[tuple[str, list[str]]]:
     """(text, cards) of the gold file and the seeds, plus case, width and Unicode variants of some."""
-    from ingest.read import read_file, walk
+    from rulings.ingest.read import read_file, walk
     pairs = []
     for line in (shared / "gold" / "mechanic-tags.jsonl").read_text("utf-8").splitlines():
         item = json.loads(line)
@@ -216,7 +216,7 @@ def _varied_texts(shared) -> list[tuple[str, list[str]]]:
 
 
 def test_prefiltered_tagger_equals_trying_every_mechanic(shared):
-    from ingest.tag import mechanics_in_plain
+    from rulings.ingest.tag import mechanics_in_plain
     pairs = _varied_texts(shared)
     assert len(pairs) > 400
     tagged = 0
@@ -228,7 +228,7 @@ def test_prefiltered_tagger_equals_trying_every_mechanic(shared):
 
 
 def test_card_masking_equals_the_case_insensitive_regex(shared):
-    from ingest.tag import CARD_MASK, _card_names, _zh_names, mask_cards, matching_text
+    from rulings.ingest.tag import CARD_MASK, _card_names, _zh_names, mask_cards, matching_text
     for text, cards in _varied_texts(shared) + [("Ætherize a Jötun; ÆTHER JÖTUN", ["Jötun", "Æther"])]:
         text = matching_text(text)
         expected = text
@@ -242,7 +242,7 @@ def test_lowering_agrees_with_ignorecase_except_the_odd_characters():
     """The claims behind _candidates and _mask_name, checked on every code point."""
     import sys
 
-    from ingest.tag import _CASE_ODD
+    from rulings.ingest.tag import _CASE_ODD
     every = "".join(chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i < 0xE000)
     odd = set(_CASE_ODD.pattern.strip("[]"))
     lowering_to = {}
@@ -259,7 +259,7 @@ def test_lowering_agrees_with_ignorecase_except_the_odd_characters():
 
 
 def test_prefilter_strings_are_ascii_or_caseless_and_every_mechanic_has_some():
-    from ingest.tag import _matcher_literals, _matchers, _plain_case
+    from rulings.ingest.tag import _matcher_literals, _matchers, _plain_case
     literals = [_matcher_literals(m) for m in _matchers()]
     assert all(found for found in literals)
     assert all(_plain_case(s) for found in literals for s in found)

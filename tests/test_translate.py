@@ -1,6 +1,6 @@
-from ingest.model import Ruling, Source
-from ingest.pipeline import build_entries
-from ingest.translate import align, card_names, english_name, guards
+from rulings.ingest.model import Ruling, Source
+from rulings.ingest.pipeline import build_entries
+from rulings.ingest.translate import align, card_names, english_name, guards
 
 ZH = Source("faq_aer.docx", "docx")
 EN = Source("AER.json", "mtgjson")
@@ -63,8 +63,8 @@ def by_text_of(entries, entry_id):
 
 
 def test_aer_release_notes_link_to_mtgjson_v3(shared):
-    from ingest.read import read_file
-    from ingest.translate import link_rulings
+    from rulings.ingest.read import read_file
+    from rulings.ingest.translate import link_rulings
     root = shared / "realdata"
     rulings = (read_file(root / "zh-cn-release-notes-athenacykes/release_notes/faq_aer.docx").rulings
                + read_file(root / "mtgjson3-sets/AER.json").rulings)

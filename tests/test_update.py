@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from search import catalog, index, update
-from search.cli import cli
-from search.fetch import (
+from rulings.search import catalog, index, update
+from rulings.search.cli import cli
+from rulings.search.fetch import (
     Client,
     CutShort,
     Mismatch,
@@ -575,7 +575,7 @@ def test_progress_bar_appears_on_a_pseudo_terminal(shared, site, tmp_path):
     env = os.environ | {"RULINGS_CACHE_DIR": str(tmp_path / "cache"), "RULINGS_MIN_DELAY": "0", "TERM": "xterm",
                         "COLUMNS": "120"}
     env.pop("NO_COLOR", None)
-    process = subprocess.Popen([sys.executable, "-c", "from search.cli import main; main()", "update",
+    process = subprocess.Popen([sys.executable, "-c", "from rulings.search.cli import main; main()", "update",
                                 "--base-url", base, "--index", str(tmp_path / "ix")],
                                stdout=subprocess.PIPE, stderr=terminal, env=env)
     os.close(terminal)
@@ -679,7 +679,7 @@ def files_under(folder: Path) -> list[str]:
 
 
 def test_odd_scryfall_dates_reach_no_path_and_no_ruling_vanishes(shared, site, tmp_path):
-    from ingest.dates import INVALID_DATE
+    from rulings.ingest.dates import INVALID_DATE
 
     server, base = site
     rulings = real_rulings(shared, FIRST)
@@ -769,7 +769,7 @@ def test_full_disk_during_a_download_is_one_line_then_resumes(shared, site, tmp_
     import builtins
     import errno
 
-    from search import fetch
+    from rulings.search import fetch
 
     server, base = site
     serve_scryfall(server, base, real_rulings(shared, FIRST), real_oracle_cards(shared))
@@ -806,12 +806,12 @@ def test_full_disk_during_a_download_is_one_line_then_resumes(shared, site, tmp_
 def test_full_disk_writing_a_cache_file_is_one_line(tmp_path, monkeypatch):
     import errno
 
-    from search import fetch
+    from rulings.search import fetch
 
     target = tmp_path / "records.json"
     target.write_bytes(b"{}")
 
-    from search import output
+    from rulings.search import output
 
     def full(fd, data):
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-RULINGS = [sys.executable, "-c", "from search.cli import main; main()"]
+RULINGS = [sys.executable, "-c", "from rulings.search.cli import main; main()"]
 WAR = "realdata/zh-cn-release-notes-athenacykes/release_notes/faq_war.docx"
 
 

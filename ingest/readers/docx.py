@@ -36,10 +36,10 @@ from typing import Iterator
 import docx as python_docx
 from docx.oxml.ns import qn
 
-from ingest.dates import parse_date
-from ingest.errors import NoRulings, ReadError
-from ingest.model import Ruling, Source
-from ingest.readers import limits
+from rulings.ingest.dates import parse_date
+from rulings.ingest.errors import NoRulings, ReadError
+from rulings.ingest.model import Ruling, Source
+from rulings.ingest.readers import limits
 
 FORMAT = "docx"
 

@@ -26,10 +26,10 @@ from warnings import catch_warnings, simplefilter
 
 from bs4 import BeautifulSoup, CData, NavigableString, Tag, XMLParsedAsHTMLWarning
 
-from ingest.dates import source_date
-from ingest.errors import NoRulings, ReadError
-from ingest.model import Ruling, Source
-from ingest.readers import encoding, limits
+from rulings.ingest.dates import source_date
+from rulings.ingest.errors import NoRulings, ReadError
+from rulings.ingest.model import Ruling, Source
+from rulings.ingest.readers import encoding, limits
 
 FORMAT = "gatherer"
 

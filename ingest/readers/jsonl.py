@@ -23,10 +23,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Iterator
 
-from ingest.dates import source_date
-from ingest.errors import NoRulings, ReadError
-from ingest.model import Ruling, Source
-from ingest.readers import encoding, limits
+from rulings.ingest.dates import source_date
+from rulings.ingest.errors import NoRulings, ReadError
+from rulings.ingest.model import Ruling, Source
+from rulings.ingest.readers import encoding, limits
 
 FORMAT = "jsonl"
 

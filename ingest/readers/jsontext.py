@@ -15,9 +15,9 @@ from pathlib import Path
 
 import ijson
 
-from ingest.errors import ReadError
-from ingest.readers import encoding, limits
-from ingest.readers.encoding import UTF8_BOM, UTF16_BOMS, decode, open_utf8
+from rulings.ingest.errors import ReadError
+from rulings.ingest.readers import encoding, limits
+from rulings.ingest.readers.encoding import UTF8_BOM, UTF16_BOMS, decode, open_utf8
 
 
 def head_text(head: bytes) -> str:

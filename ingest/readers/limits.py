@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ingest.errors import ReadError
+from rulings.ingest.errors import ReadError
 
 MiB = 1 << 20
 TEXT_BYTES = 64 * MiB            # a text ruling page, read and decoded whole

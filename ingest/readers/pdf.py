@@ -30,11 +30,11 @@ from typing import Iterator
 from pypdf import PdfReader
 from pypdf.errors import DependencyError, PdfReadError
 
-from ingest.dates import parse_date
-from ingest.errors import NoRulings, ReadError
-from ingest.model import Ruling, Source
-from ingest.readers import limits
-from ingest.readers.docx import COST_LINE, TYPE_PREFIX, clean_card_name, set_code_from_name
+from rulings.ingest.dates import parse_date
+from rulings.ingest.errors import NoRulings, ReadError
+from rulings.ingest.model import Ruling, Source
+from rulings.ingest.readers import limits
+from rulings.ingest.readers.docx import COST_LINE, TYPE_PREFIX, clean_card_name, set_code_from_name
 
 FORMAT = "pdf"
 

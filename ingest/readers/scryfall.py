@@ -25,10 +25,10 @@ from typing import Iterator
 
 import ijson
 
-from ingest.dates import source_date
-from ingest.errors import NoRulings, ReadError
-from ingest.model import Ruling, Source
-from ingest.readers import jsontext
+from rulings.ingest.dates import source_date
+from rulings.ingest.errors import NoRulings, ReadError
+from rulings.ingest.model import Ruling, Source
+from rulings.ingest.readers import jsontext
 
 FORMAT = "scryfall"
 

@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from ingest.errors import NoRulings
-from ingest.model import Ruling, Source
-from ingest.readers import limits
-from ingest.readers.encoding import decode
+from rulings.ingest.errors import NoRulings
+from rulings.ingest.model import Ruling, Source
+from rulings.ingest.readers import limits
+from rulings.ingest.readers.encoding import decode
 
 FORMAT = "text"
 

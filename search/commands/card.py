@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from search import query
-from search.commands.options import entry_block, index_option, json_text, printable, ready_index
+from rulings.search.commands.options import entry_block, index_option, json_text, printable, ready_index
 
 
 @click.command()
@@ -22,21 +21,14 @@ def card(name, fmt, index_dir):
     A name's first words find the cards that begin with them ('Jace': every
     Jace card); the cards are listed when there are several.
     """
-    from search import cards
-
-    index_dir = ready_index(index_dir)
-    matches = query.card_matches(index_dir, name)
-    started = not matches                     # no card has the name: the cards that begin with it
-    if started:
-        matches = cards.cards_starting_with(index_dir, name)
+    found = ready_index(index_dir).card(name)
+    matches, started, close = found.cards, found.begins, found.close
     if fmt == "json":
-        entries = list({e["id"]: e for match in matches for e in match.entries}.values())
-        click.echo(json_text(entries))
+        click.echo(json_text(found.entries))
         if len(matches) > 1:
             click.echo(printable(f"{name!r} matches: " + "; ".join(m.card for m in matches)), err=True)
         return
     if not matches:
-        close = cards.close_cards(index_dir, name)
         click.echo(printable(f"No rulings for {name!r}." + (f" Did you mean: {'; '.join(close)}?" if close else "")))
         return
     if started and len(matches) > 1:

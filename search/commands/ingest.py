@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from corpus import corpus_files
-from ingest.controls import single_line
-from ingest.errors import RulingsError
-from search import catalog
-from search.commands.options import default_index, index_option, json_text, shown_path
+from rulings.ingest.controls import single_line
+from rulings.ingest.errors import RulingsError
+from rulings.search.commands.options import index_option, json_text, open_index, shown_path
 
 
 def format_table(files) -> list[str]:
@@ -43,10 +39,7 @@ def format_table(files) -> list[str]:
 @index_option
 def ingest(sources, rebuild, fmt, index_dir):
     """Add ruling documents (files or folders) to the index; none means the bundled corpus."""
-    if any(not source.strip() for source in sources):
-        raise RulingsError("'': an empty path names no file or folder")
-    index_dir = index_dir or default_index()
-    report = catalog.ingest(index_dir, [Path(s) for s in sources] or corpus_files(), rebuild=rebuild)
+    report = open_index(index_dir).ingest(sources, rebuild=rebuild)     # no SOURCE: the bundled corpus
     summary = report.to_json()
     if fmt == "json":
         click.echo(json_text(summary))

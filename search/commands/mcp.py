@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from search.commands.options import index_option, ready_index
+from rulings.search.commands.options import index_option, ready_index
 
 
 @click.command()
@@ -18,6 +18,6 @@ def mcp(index_dir):
     mechanic_rulings (a mechanic). Each answers with the entries' JSON and a
     short text rendering. Configure a client to run: rulings mcp [--index DIR]
     """
-    from search.mcp_server import run
+    from rulings.search.mcp_server import run
 
-    run(ready_index(index_dir).absolute())
+    run(ready_index(index_dir).path.absolute())            # its tools answer through rulings.Index too

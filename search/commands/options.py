@@ -1,4 +1,4 @@
-"""Options and helpers shared by several commands: the index folder, dates, filters, text rendering."""
+"""Options and helpers shared by several commands: the index (a rulings.Index), dates, filters, text rendering."""
 
 from __future__ import annotations
 
@@ -11,18 +11,8 @@ from pathlib import Path
 
 import click
 
-from ingest.controls import escape_json_controls, single_line, without_controls
-from ingest.errors import RulingsError
-from search import index, query
-
-
-def default_index() -> Path:
-    """$RULINGS_INDEX, else ``<user data dir>/rulings/index``."""
-    env = os.environ.get("RULINGS_INDEX")
-    if env:
-        return Path(env)
-    import platformdirs  # only without $RULINGS_INDEX (a search pays for what it uses: issue 9)
-    return Path(platformdirs.user_data_dir("rulings")) / "index"
+from rulings.api import Index
+from rulings.ingest.controls import escape_json_controls, single_line, without_controls
 
 
 class IndexFolder(click.ParamType):
@@ -47,38 +37,17 @@ def index_option(fn):
                         help="Index folder (default: $RULINGS_INDEX or the user data folder).")(fn)
 
 
-def ready_index(index_dir: Path | None) -> Path:
-    """The index folder (index_dir, else default_index()), ready to answer.
+def open_index(index_dir: Path | None) -> Index:
+    """The Index of the --index folder (None: the default one), not made ready: for the commands that
+    change or fill an index (ingest, update)."""
+    return Index.open(index_dir)
 
-    A folder that holds no index yet is built from the bundled demo corpus only at the default location,
-    and says so on stderr once; a folder given with --index that holds no index is a RulingsError naming
-    how to make one (a mistyped folder is not filled with the demo). A folder whose Whoosh files are gone
-    but whose remembered sources are intact is rewritten from them (said on stderr). Raises DamagedIndex
-    for a damaged or incomplete index and for a folder that holds other files (search/catalog.py
-    repairable()): nothing a user built is replaced by the demo.
-    """
-    given = index_dir
-    index_dir = index_dir or default_index()
-    if index.exists(index_dir):
-        return index_dir
-    from search import catalog  # building an index: the catalog and the bundled corpus
-    if catalog.repairable(index_dir):
-        # the Whoosh files are gone but the remembered sources are not: rewrite the index from them
-        click.echo(f"{index_dir}: index files missing; rebuilding them from the remembered sources", err=True)
-        catalog.rebuild_entries(index_dir)
-        return index_dir
-    if given is not None and os.path.abspath(given) != os.path.abspath(default_index()):
-        if catalog.built_meanwhile(index_dir):
-            return index_dir
-        raise RulingsError(f"{given}: no rulings index here; make one with 'rulings ingest SOURCE... --index "
-                           f"{given}' (or 'rulings update --index {given}' for every official ruling)")
-    from corpus import corpus_files
-    report = catalog.ingest_if_missing(index_dir, corpus_files())
-    if report is not None:
-        click.echo(f"{index_dir}: no index yet, so it was built from the bundled demo corpus "
-                   f"({sum(len(f.rulings) for f in report.files)} rulings); 'rulings update' brings every "
-                   "official ruling, 'rulings ingest PATH' your own files", err=True)
-    return index_dir
+
+def ready_index(index_dir: Path | None) -> Index:
+    """The Index of the --index folder (None: the default one), ready to answer (rulings.Index.ready(): a
+    missing index is built from the bundled demo corpus only at the default location, and said on stderr
+    once; another folder without one is a NoIndex error)."""
+    return Index.open(index_dir).ready(on_note=lambda line: click.echo(line, err=True))
 
 
 class IsoDate(click.ParamType):
@@ -122,11 +91,6 @@ def filter_options(fn):
     ]):
         fn = option(fn)
     return fn
-
-
-def filters_from(mechanic, card, set_code, lang, since, until) -> query.Filters:
-    """A query.Filters from the shared selector options."""
-    return query.Filters(list(mechanic), card, set_code, lang, since, until)
 
 
 def json_text(value, indent: int | None = 1) -> str:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from ingest.errors import RulingsError
-from search import catalog
-from search.commands.options import index_option, ready_index
+from rulings.ingest.errors import RulingsError
+from rulings.search.commands.options import index_option, ready_index
 
 
 @click.command()
@@ -16,9 +13,9 @@ from search.commands.options import index_option, ready_index
 @index_option
 def remove(source, index_dir):
     """Drop an ingested SOURCE (file or folder) and every variant only it contributed."""
-    if not source.strip():
+    if not source.strip():                        # before the index is made ready
         raise RulingsError("'': an empty path names no file or folder")
-    dropped, entries = catalog.remove(ready_index(index_dir), Path(source))
-    rulings = sum(len(record.result.rulings) for record in dropped)
-    click.echo(f"removed {len(dropped)} source{'s' if len(dropped) != 1 else ''} "
-               f"({rulings} rulings); {entries} entries in the index")
+    removed = ready_index(index_dir).remove(source)
+    count = len(removed.sources)
+    click.echo(f"removed {count} source{'s' if count != 1 else ''} "
+               f"({removed.rulings} rulings); {removed.entries} entries in the index")

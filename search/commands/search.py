@@ -7,11 +7,9 @@ import re
 
 import click
 
-from search import query
-from search.commands.options import (
+from rulings.search.commands.options import (
     entry_block,
     filter_options,
-    filters_from,
     index_option,
     json_text,
     printable,
@@ -96,15 +94,12 @@ def search(words, mechanic, card, set_code, lang, since, until, limit, every_wor
     """
     text = " ".join(words)
     warn_if_reversed(since, until)
-    index_dir = ready_index(index_dir)
-    if card:
-        from search.cards import card_selector  # a card's first words select it too (--card Okaun)
-        card = card_selector(index_dir, card)
-    filters = filters_from(mechanic, card, set_code, lang, since, until)
-    hits = query.search(index_dir, text, filters, limit, every_word=every_word)
+    index = ready_index(index_dir)
+    hits = index.search(text, mechanics=mechanic, card=card, set_code=set_code, lang=lang, since=since, until=until,
+                        limit=limit, every_word=every_word)      # a card's first words select it too (--card Okaun)
     hint = ""
     if not hits and text.strip():
-        close = query.suggestions(index_dir, text)
+        close = index.suggestions(text)
         hint = f"Did you mean: {', '.join(close)}?" if close else ""
     if fmt == "json":
         click.echo(json_text(hits))

@@ -6,8 +6,8 @@ import os
 
 import click
 
-from ingest.errors import RulingsError
-from search.commands.options import index_option, ready_index
+from rulings.ingest.errors import RulingsError
+from rulings.search.commands.options import index_option, ready_index
 
 
 @click.command()
@@ -35,9 +35,9 @@ def serve(host, port, workers, index_dir):
 
     import uvicorn
 
-    from search.web.app import HOSTS_ENV, INDEX_ENV, create_app, loopback_hosts
+    from rulings.search.web.app import HOSTS_ENV, INDEX_ENV, create_app, loopback_hosts
 
-    index_dir = ready_index(index_dir).absolute()
+    index_dir = ready_index(index_dir).path.absolute()      # the server answers through rulings.Index too
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -60,5 +60,5 @@ def serve(host, port, workers, index_dir):
 
     os.environ[INDEX_ENV] = str(index_dir)            # read by each worker's search.web.app.factory()
     os.environ[HOSTS_ENV] = ",".join(hosts or [])
-    config = uvicorn.Config("search.web.app:factory", factory=True, workers=workers, **settings)
+    config = uvicorn.Config("rulings.search.web.app:factory", factory=True, workers=workers, **settings)
     Multiprocess(config, sockets=[sock]).run()

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ingest.controls import single_line
-from ingest.errors import UnknownEntry
-from search import query
-from search.commands.options import entry_block, index_option, json_text, printable, ready_index, shown_path
+from rulings.ingest.controls import single_line
+from rulings.ingest.errors import UnknownEntry
+from rulings.search.commands.options import entry_block, index_option, json_text, printable, ready_index, shown_path
 
 
 def _short(text: str, width: int = 100) -> str:
@@ -20,10 +19,8 @@ def _short(text: str, width: int = 100) -> str:
 @index_option
 def show(entry_id, fmt, index_dir):
     """One entry: its variants with sources and similarity, related entries, translations."""
-    index_dir = ready_index(index_dir)
-    entry = query.entry_by_id(index_dir, entry_id)
-    if entry is None:
-        raise UnknownEntry(f"no entry has the id {entry_id!r}")
+    index = ready_index(index_dir)
+    entry = index.entry(entry_id)                 # raises UnknownEntry
     if fmt == "json":
         click.echo(json_text(entry))
         return
@@ -40,7 +37,10 @@ def show(entry_id, fmt, index_dir):
     if entry["related"]:
         click.echo("\nrelated (close but different; the guard that kept them apart):")
         for r in entry["related"]:
-            other = query.entry_by_id(index_dir, r["id"])
+            try:
+                other = index.entry(r["id"])
+            except UnknownEntry:                  # the other entry is gone
+                other = None
             click.echo(printable(f"  {r['id']}: {r['reason']}"))
             if other is not None:
                 click.echo(printable(f"         {_short(other['text'])}"))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import click
 
-from ingest.controls import single_line
-from search import catalog
-from search.commands.options import index_option, json_text, ready_index, shown_path
+from rulings.ingest.controls import single_line
+from rulings.search.commands.options import index_option, json_text, ready_index, shown_path
 
 
-def source_row(record: catalog.SourceRecord) -> dict:
-    """One source in the ``sources --format json`` shape: path, format, rulings, entries, skipped, rejected."""
+def source_row(record) -> dict:
+    """One source (a search/catalog.py SourceRecord) in the ``sources --format json`` shape: path, format,
+    rulings, entries, skipped, rejected."""
     result = record.result
     return {"path": result.path, "format": result.format, "rulings": len(result.rulings),
             "entries": record.entries, "skipped": result.skipped, "rejected": result.rejected}
@@ -25,7 +25,7 @@ def sources(fmt, index_dir):
     Paths are remembered absolute (a bundled document as rulings:corpus/NAME); the text output shows
     those inside the working folder relative to it.
     """
-    rows = [source_row(record) for record in catalog.sources(ready_index(index_dir))]
+    rows = [source_row(record) for record in ready_index(index_dir).sources()]
     if fmt == "json":
         click.echo(json_text(rows))
         return

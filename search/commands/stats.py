@@ -4,18 +4,7 @@ from __future__ import annotations
 
 import click
 
-from search import catalog
-from search.commands.options import index_option, json_text, ready_index
-
-
-def stats_json(index_dir) -> dict:
-    """The ``stats --format json`` figures (PRODUCT.md): rulings, entries, rejected_rulings, languages,
-    formats, mechanics, sources, warnings."""
-    figures = catalog.summary(index_dir)
-    shown = {k: figures[k] for k in ("rulings", "entries", "rejected_rulings", "languages",
-                                     "formats", "mechanics", "sources")}
-    shown["warnings"] = figures.get("warnings", {})
-    return shown
+from rulings.search.commands.options import index_option, json_text, ready_index
 
 
 @click.command()
@@ -23,11 +12,11 @@ def stats_json(index_dir) -> dict:
 @index_option
 def stats(fmt, index_dir):
     """Counts: rulings read, entries, rejected rulings, languages, formats, mechanics, sources."""
-    index_dir = ready_index(index_dir)
+    index = ready_index(index_dir)
     if fmt == "json":
-        click.echo(json_text(stats_json(index_dir)))
+        click.echo(json_text(index.stats()))
         return
-    figures = catalog.summary(index_dir)
+    figures = index.summary()
     click.echo(f"rulings read:      {figures['rulings']}")
     click.echo(f"entries:           {figures['entries']}")
     click.echo(f"variants kept:     {figures['variants']}")

@@ -6,11 +6,11 @@ import os
 
 import click
 
-from ingest.controls import single_line
-from ingest.errors import RulingsError
-from search.commands.options import default_index, index_option, json_text
+from rulings.ingest.controls import single_line
+from rulings.ingest.errors import RulingsError
+from rulings.search.commands.options import index_option, json_text, open_index
 
-# The download code (httpx, rich) is imported by the command itself, so that other commands never pay for it.
+# The download code (httpx, rich) is imported by Index.update() when it runs, so that other commands never pay for it.
 SOURCES = ("scryfall", "mtgjson")           # search/update.py SOURCES
 
 
@@ -40,16 +40,11 @@ def update(source, sets, base_url, timeout, fmt, index_dir):
 
     The downloads are kept in the user cache folder ($RULINGS_CACHE_DIR to choose another).
     """
-    from search import update as updater
-    from search.fetch import Client, Progress
-
-    index_dir = index_dir or default_index()
-    client = Client(timeout=timeout or _env_float("RULINGS_TIMEOUT", 30.0),
-                    retries=int(_env_float("RULINGS_RETRIES", 3)),
-                    backoff=_env_float("RULINGS_RETRY_BACKOFF", 1.0),
-                    min_delay=_env_float("RULINGS_MIN_DELAY", 0.1))
-    with client:
-        report = updater.update(index_dir, source, tuple(sets), base_url, client=client, progress=Progress())
+    report = open_index(index_dir).update(source, sets, base_url,
+                                          timeout=timeout or _env_float("RULINGS_TIMEOUT", 30.0),
+                                          retries=int(_env_float("RULINGS_RETRIES", 3)),
+                                          backoff=_env_float("RULINGS_RETRY_BACKOFF", 1.0),
+                                          min_delay=_env_float("RULINGS_MIN_DELAY", 0.1), progress=True)
     if fmt == "json":
         click.echo(json_text(report.to_json()))
         return

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import importlib
 
-from search.engine import startup
+from rulings.search.engine import startup
 
 startup.import_whoosh()
 
@@ -49,7 +49,7 @@ __all__ = sorted(_INTERFACE)
 def __getattr__(name: str):
     module = _INTERFACE.get(name)
     if module is None:
-        raise AttributeError(f"module 'search.engine' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"search.engine.{module}"), name)
+        raise AttributeError(f"module 'rulings.search.engine' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"rulings.search.engine.{module}"), name)
     globals()[name] = value
     return value

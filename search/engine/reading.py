@@ -28,7 +28,7 @@ from whoosh.reading import EmptyReader, MultiReader, SegmentReader, TermNotFound
 from whoosh.searching import Searcher
 from whoosh.util.numeric import byte_to_length
 
-from search.engine import version
+from rulings.search.engine import version
 
 __all__ = ["EngineSearcher", "TermNotFound", "memo", "open_searcher", "segment_sizes"]
 

@@ -42,8 +42,8 @@ from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F
 from whoosh.searching import Results, Searcher
 
-from search.engine import version
-from search.engine.reading import LENGTH_OF_BYTE, loaded_lengths, memo
+from rulings.search.engine import version
+from rulings.search.engine.reading import LENGTH_OF_BYTE, loaded_lengths, memo
 
 
 def with_lengths_in_memory(matcher, perdoc: W3PerDocReader):

@@ -44,7 +44,7 @@ def import_whoosh() -> None:
     """Import whoosh.compat and cached_property with the stand-ins (once; see the module docstring)."""
     if "whoosh.compat" in sys.modules or "cached_property" in sys.modules:
         return
-    from search.engine import version
+    from rulings.search.engine import version
 
     if not version.tested(version.running()):
         return

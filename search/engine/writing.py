@@ -32,10 +32,10 @@ from whoosh.reading import SegmentReader
 from whoosh.util.numeric import length_to_byte
 from whoosh.writing import SegmentWriter
 
-from search.analysis import RulingsTokenizer, TermPositions, term_positions, words_of_token
-from search.documents import document, spelling_words
-from search.engine import version
-from search.engine.reading import LENGTH_OF_BYTE, MemoryLengths
+from rulings.search.analysis import RulingsTokenizer, TermPositions, term_positions, words_of_token
+from rulings.search.documents import document, spelling_words
+from rulings.search.engine import version
+from rulings.search.engine.reading import LENGTH_OF_BYTE, MemoryLengths
 
 
 def entry_writer(ix, full: bool = False):

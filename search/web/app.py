@@ -32,11 +32,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ingest import __version__
-from ingest.controls import escape_json_controls, single_line
-from ingest.errors import QueryError, RulingsError, UnknownEntry
-from search.web import pages
-from search.web.service import (
+from rulings.ingest import __version__
+from rulings.ingest.controls import escape_json_controls, single_line
+from rulings.ingest.errors import QueryError, RulingsError, UnknownEntry
+from rulings.search.web import pages
+from rulings.search.web.service import (
     LIMIT,
     LIST_LIMIT,
     MAX_LIMIT,
@@ -147,7 +147,7 @@ def create_app(index_dir: Path, hosts: list[str] | None = None) -> FastAPI:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
 
     def page(template: str, status: int = 200, **values) -> HTMLResponse:
-        from search.export import printable_value  # control characters out, as every output does
+        from rulings.search.export import printable_value  # control characters out, as every output does
 
         values = {key: printable_value(value) for key, value in values.items()}
         html = pages.render(template, inline=False, style_version=pages.asset_hash("style.css"),

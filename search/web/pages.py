@@ -81,7 +81,7 @@ def query_url(path: str, **values) -> str:
 
 def date_span(entry: dict) -> str:
     """``2016-09-20``, ``2016-09-20 to 2018-06-08``, or ``undated`` (search/export.py date_span)."""
-    from search.export import date_span as span
+    from rulings.search.export import date_span as span
 
     return span(entry)
 
@@ -96,7 +96,7 @@ def more_cards(cards: list[str], shown: int = CARDS_SHOWN) -> int:
 
 
 def kind_heading(kind: str) -> str:
-    from search.commands.mechanics import KIND_HEADINGS
+    from rulings.search.commands.mechanics import KIND_HEADINGS
 
     return KIND_HEADINGS.get(kind, kind)
 

@@ -1,11 +1,11 @@
-"""What ``rulings serve`` and ``rulings mcp`` answer, through the functions the command line calls.
+"""What ``rulings serve`` and ``rulings mcp`` answer, through rulings.Index, the front door the command line uses.
 
 ``Rulings(index_dir)`` answers a search, an entry, a card, the mechanics, one mechanic, the figures and an
-export with search/query.py, search/cards.py, search/export.py, search/catalog.py and ingest/tag.py's one
-mechanic resolver, as ``rulings search``, ``show``, ``card``, ``mechanics``, ``stats`` and ``export`` do,
-and raises their errors with their messages: a RulingsError is the caller's problem, answered 400
-(BadRequest, a QueryError: a query it cannot read, an unknown filter value) or 404 (NotFound: no entry,
-card or mechanic of that name, in the path). Request values are capped (MAX_QUERY characters for a
+export through rulings.Index (rulings/api.py, with its one mechanic resolver), as ``rulings search``,
+``show``, ``card``, ``mechanics``, ``stats`` and ``export`` do, and raises their errors with their
+messages: a RulingsError is the caller's problem, answered 400 (BadRequest, a QueryError: a query it
+cannot read, an unknown filter value) or 404 (NotFound: no entry, card or mechanic of that name, in the
+path). Request values are capped (MAX_QUERY characters for a
 query, MAX_VALUE for any other value, MAX_LIMIT results) and never reach a file path: they are looked up
 in the index, the index folder is the one the server was started with.
 
@@ -15,10 +15,11 @@ picked up by the next call after it switched ``CURRENT``, without a restart, and
 the switch answers from the generation it opened (the previous one stays until the next update). A
 DamagedIndex raised while the live generation changed under a call is retried once on the new one.
 
-Threads: one lock per Rulings serialises calls into the library. Whoosh searchers are not to be shared
-between threads (a kept searcher's files have one read position) and the kept-searcher table of
-search/index.py is a plain dict; a search is CPU-bound, so threads would not run two at once anyway
-(the GIL): more throughput comes from more processes (``rulings serve --workers N``).
+Threads: one lock per Rulings keeps its answers (_memo) consistent, and rulings.Index runs its calls one
+at a time in the process (its threading rule: Whoosh searchers are not to be shared between threads, a
+kept searcher's files have one read position, and the kept-searcher table of search/index.py is a plain
+dict); a search is CPU-bound, so threads would not run two at once anyway (the GIL): more throughput comes
+from more processes (``rulings serve --workers N``).
 
 Answers are kept per generation (``_memo``: the MEMO_SIZE most recently used, holding at most MEMO_ENTRIES
 entries together): they change only with the index, so a kept answer is never stale, and a new generation
@@ -34,8 +35,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.errors import DamagedIndex, QueryError, RulingsError
-from search import catalog, folder, query
+from rulings.api import Index
+from rulings.ingest.errors import DamagedIndex, QueryError, RulingsError, UnknownEntry, UnknownMechanic
+from rulings.search import folder
 
 LIMIT = 20                # results of a search when no limit is given (rulings search --limit)
 MAX_LIMIT = 100           # the most results of one search
@@ -111,7 +113,7 @@ def checked_date(name: str, value: str | None) -> str | None:
         return None
     import click
 
-    from search.commands.options import IsoDate
+    from rulings.search.commands.options import IsoDate
     try:
         return IsoDate().convert(value, None, None)
     except click.BadParameter as err:
@@ -139,6 +141,7 @@ class Rulings:
 
     def __init__(self, index_dir: Path):
         self.index_dir = Path(index_dir)
+        self.index = Index.open(self.index_dir)
         self._lock = threading.RLock()
         self._memo: OrderedDict = OrderedDict()
         self._memo_weight = 0
@@ -197,14 +200,10 @@ class Rulings:
         limit = checked_limit(limit, LIMIT, MAX_LIMIT)
 
         def run():
-            from ingest.tag import resolve_mechanic
-            from search.cards import card_selector
-
-            mechanics = [resolve_mechanic(m) for m in args.mechanic]
-            card = card_selector(self.index_dir, args.card) if args.card else None
-            filters = query.Filters(mechanics, card, args.set, args.lang, args.since, args.until)
-            hits = query.search(self.index_dir, args.q, filters, limit + 1, every_word=every_word)
-            close = query.suggestions(self.index_dir, args.q) if not hits and args.q else []
+            hits = self.index.search(args.q, mechanics=args.mechanic, card=args.card, set_code=args.set,
+                                     lang=args.lang, since=args.since, until=args.until, limit=limit + 1,
+                                     every_word=every_word)
+            close = self.index.suggestions(args.q) if not hits and args.q else []
             return hits, close
 
         key = ("search", args.q, tuple(args.mechanic), args.card, args.set, args.lang, args.since, args.until,
@@ -216,18 +215,23 @@ class Rulings:
     def entry(self, entry_id: str) -> dict:
         """The entry with this id or alias (``rulings show``); NotFound with the CLI's message."""
         wanted = checked_value("id", entry_id) or ""
-        found = self._memo_get(("entry", wanted.lower()), lambda: query.entry_by_id(self.index_dir, wanted))
+        found = self._memo_get(("entry", wanted.lower()), lambda: self._entry_or_none(wanted))
         if found is None:
             raise NotFound(f"no entry has the id {entry_id!r}")
         return found
+
+    def _entry_or_none(self, entry_id: str) -> dict | None:
+        try:
+            return self.index.entry(entry_id)
+        except UnknownEntry:
+            return None
 
     def related(self, entry: dict) -> list[dict]:
         """The entry's related entries as the page shows them: ``{"id", "reason", "text"}`` (text None when
         the other entry is gone), as ``rulings show`` lists them."""
         shown = []
         for item in entry["related"]:
-            other = self._memo_get(("entry", item["id"].lower()), lambda i=item["id"]: query.entry_by_id(
-                self.index_dir, i))
+            other = self._memo_get(("entry", item["id"].lower()), lambda i=item["id"]: self._entry_or_none(i))
             shown.append({"id": item["id"], "reason": item["reason"], "text": other["text"] if other else None})
         return shown
 
@@ -241,14 +245,8 @@ class Rulings:
         offset = checked_offset(offset)
 
         def run():
-            from search import cards
-
-            matches = query.card_matches(self.index_dir, wanted)
-            started = not matches
-            if started:
-                matches = cards.cards_starting_with(self.index_dir, wanted)
-            close = cards.close_cards(self.index_dir, wanted) if not matches else []
-            return [(m.card, m.exact, m.entries) for m in matches], started, close
+            found = self.index.card(wanted)
+            return [(m.card, m.exact, m.entries) for m in found.cards], found.begins, found.close
 
         matches, started, close = self._memo_get(("card", wanted.casefold()), run,
                                                  lambda found: sum(len(group) for _, _, group in found[0]))
@@ -266,12 +264,10 @@ class Rulings:
         lang = checked_value("lang", lang)
 
         def run():
-            from ingest.tag import vocabulary
-            from search.commands.mechanics import mechanic_rows
+            from rulings.ingest.tag import vocabulary
 
             zh = {m.id: list(m.zh) for m in vocabulary()}
-            rows = mechanic_rows(query.mechanic_counts(self.index_dir, lang))
-            return [row | {"zh": zh.get(row["id"], [])} for row in rows]
+            return [row | {"zh": zh.get(row["id"], [])} for row in self.index.mechanics(lang)]
 
         return self._memo_get(("mechanics", lang), run)
 
@@ -280,40 +276,33 @@ class Rulings:
         """``{"mechanic": {"id", "name", "kind", "zh", "rule", "count"}, "total", "offset", "results"}``:
         the entries tagged the mechanic (``rulings mechanics NAME``: an id, a printed name, any form, a
         Chinese name), oldest first. NotFound with the resolver's message (the closest ids)."""
-        from ingest.errors import UnknownMechanic
-        from ingest.tag import resolve_mechanic, vocabulary
-        from search.commands.mechanics import mechanic_entries
-
         wanted = checked_value("mechanic", name) or ""
         lang = checked_value("lang", lang)
         limit = checked_limit(limit, LIST_LIMIT, MAX_LIST)
         offset = checked_offset(offset)
         try:
-            mechanic_id = resolve_mechanic(wanted)
+            mechanic_id = self.index.mechanic_id(wanted)
         except UnknownMechanic as err:
             raise NotFound(str(err)) from None
-        entries = self._memo_get(("mechanic", mechanic_id, lang),
-                                 lambda: mechanic_entries(self.index_dir, mechanic_id, lang), len)
-        known = next((m for m in vocabulary() if m.id == mechanic_id), None)
-        about = {"id": mechanic_id, "name": known.name if known else mechanic_id,
-                 "kind": known.kind if known else "other", "zh": list(known.zh) if known else [],
-                 "rule": known.rule if known else "", "count": len(entries)}
+        found = self._memo_get(("mechanic", mechanic_id, lang), lambda: self.index.mechanic(mechanic_id, lang),
+                               lambda found: len(found.entries))
+        entries = found.entries
+        about = {"id": found.id, "name": found.name, "kind": found.kind, "zh": list(found.zh), "rule": found.rule,
+                 "count": len(entries)}
         return {"mechanic": about, "total": len(entries), "offset": offset,
                 "results": entries[offset:offset + limit]}
 
     def stats(self) -> dict:
         """``rulings stats --format json`` (PRODUCT.md), with the last ingest time (``ingested``)."""
-        from search.commands.stats import stats_json
-
         def run():
-            return stats_json(self.index_dir) | {"ingested": catalog.ingested_at(self.index_dir)}
+            return self.index.stats() | {"ingested": self.index.summary()["ingested"]}
 
         return self._call(run)
 
     def export(self, fmt: str, args: SearchArgs, any_mechanic: bool = False, group_by: str | None = None,
                variants: bool = False) -> bytes:
         """The bytes ``rulings export`` writes for this selection (search/export.py), UTF-8."""
-        from search import export as exporter
+        from rulings.search import export as exporter
 
         if fmt not in exporter.FORMATS:
             raise BadRequest(f"format must be one of {', '.join(exporter.FORMATS)} (got {fmt!r})")
@@ -322,16 +311,9 @@ class Rulings:
         args = args.checked()
 
         def run():
-            from ingest.tag import resolve_mechanic
-            from search.cards import card_selector
-
-            mechanics = [resolve_mechanic(m) for m in args.mechanic]
-            card = card_selector(self.index_dir, args.card) if args.card else None
-            selection = exporter.Selection(mechanics, any_mechanic, card, args.set, args.lang, args.since,
-                                           args.until, args.q)
-            entries = exporter.select(self.index_dir, selection)
-            created = catalog.ingested_at(self.index_dir)
-            return exporter.render(entries, fmt, selection, created, group_by, variants).encode("utf-8")
+            selection = exporter.Selection(list(args.mechanic), any_mechanic, args.card, args.set, args.lang,
+                                           args.since, args.until, args.q)
+            return self.index.export(selection, fmt, group_by=group_by, variants=variants)
 
         return self._call(run)
 
@@ -339,6 +321,6 @@ class Rulings:
 def entry_text(entry: dict, text: str | None = None) -> str:
     """The short text rendering of an entry the MCP tools give beside its JSON: ``rulings search``'s block
     (search/commands/options.py entry_block, without terminal styling)."""
-    from search.commands.options import entry_block
+    from rulings.search.commands.options import entry_block
 
     return entry_block(entry, text)
