@@ -13,6 +13,11 @@ Run after ``pip install -e '.[bench]'``::
     python bench/known_item.py --index DIR         # an existing index of ../shared/realdata
     python bench/known_item.py --misses            # also print the queries whose target is not in the top 10
     python bench/known_item.py --held-out          # the held-out queries instead (bench/known_item/heldout.jsonl)
+    python bench/known_item.py --queries bench/known_item/round4.jsonl   # any other file of queries
+
+The files: queries.jsonl (375, rules tuned on its dev half), heldout.jsonl (135, a fourth reader),
+round3.jsonl (180, readers G and H, 60 more targets; its misses were read while tuning), round4.jsonl
+(180, readers K and L, 60 more targets; measured, never read): docs/search-quality.md has the figures.
 
 Prints success@1/3/10 and MRR@10 per style and language for rulings (``search.query.search``,
 limit 10) and for bm25s (plain BM25: English Snowball stemmer, jieba words for Chinese) over the
