@@ -19,21 +19,20 @@ rest): nothing changes the index.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlencode
 
-import orjson
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ingest import __version__
-from ingest.controls import escape_json_controls, single_line
+from ingest.controls import single_line
 from ingest.errors import QueryError, RulingsError, UnknownEntry
 from search.web import pages
 from search.web.service import (
@@ -46,6 +45,7 @@ from search.web.service import (
     NotFound,
     Rulings,
     SearchArgs,
+    json_bytes,
 )
 
 log = logging.getLogger("rulings.serve")
@@ -72,11 +72,7 @@ class EntryJSON(JSONResponse):
     media_type = "application/json"
 
     def render(self, content) -> bytes:
-        try:
-            text = orjson.dumps(content).decode("utf-8")
-        except TypeError:                  # a lone surrogate (an index may hold one): json escapes it
-            text = json.dumps(content, ensure_ascii=True)
-        return escape_json_controls(text).encode("utf-8")
+        return json_bytes(content)
 
 
 class HeadAsGet:
@@ -189,17 +185,22 @@ def create_app(index_dir: Path, hosts: list[str] | None = None) -> FastAPI:
 
     @app.get("/api/search", tags=["api"], summary="Search rulings text, best matches first",
              response_class=EntryJSON)
-    def api_search(q: Q = None, mechanic: MECHANIC = [], card: CARD = None, set: SET = None, lang: LANG = None,
-                   since: SINCE = None, until: UNTIL = None,
-                   limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = LIMIT,
-                   every_word: Annotated[bool, Query(description="Require every word (no best match).")] = False):
+    async def api_search(q: Q = None, mechanic: MECHANIC = [], card: CARD = None, set: SET = None,
+                         lang: LANG = None, since: SINCE = None, until: UNTIL = None,
+                         limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = LIMIT,
+                         every_word: Annotated[bool, Query(description="Require every word (no best match).")]
+                         = False):
         """``{"query", "total", "more", "results": [entry, ...], "suggestions"}``: entries in the PRODUCT.md
         shape with ``score`` and ``snippet`` (matched words as ``**word**``), best first, as ``rulings
         search --format json``. ``total`` counts the results given (at most ``limit``); ``more`` is true
         when the index holds further matches; ``suggestions`` are the "did you mean" words when nothing
         was found. The query is optional when a filter is given."""
         args = SearchArgs(q, mechanic, card, set, lang, since, until)
-        return EntryJSON(rulings.search(args, limit, every_word))
+        # a kept answer is sent from the event loop; a search runs in the thread pool, as a plain def route does
+        body = rulings.kept_search_json(args, limit, every_word)
+        if body is None:
+            body = await run_in_threadpool(rulings.search_json, args, limit, every_word)
+        return Response(body, media_type=EntryJSON.media_type)
 
     @app.get("/api/entries/{entry_id}", tags=["api"], summary="One entry by id or alias", response_class=EntryJSON)
     def api_entry(entry_id: str):

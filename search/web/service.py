@@ -28,12 +28,16 @@ cards a name begins: 0.2 to 0.3 s on the real corpus) and for the searches a bot
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
+
+from ingest.controls import escape_json_controls
 from ingest.errors import DamagedIndex, QueryError, RulingsError
 from search import catalog, folder, query
 
@@ -46,6 +50,7 @@ MAX_VALUE = 200           # characters of any other value (an id, a card name, a
 MAX_MECHANICS = 8         # mechanic filters of one search
 MEMO_SIZE = 512           # answers kept per generation (_memo)
 MEMO_ENTRIES = 20_000     # entries those answers may hold together (a large mechanic's list counts its entries)
+_MISSING = object()       # no answer kept
 
 
 class BadRequest(QueryError):
@@ -139,7 +144,8 @@ class Rulings:
 
     def __init__(self, index_dir: Path):
         self.index_dir = Path(index_dir)
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()       # held while calling into the library: one call at a time
+        self._kept = threading.Lock()        # held only to read or change the memo, never while computing
         self._memo: OrderedDict = OrderedDict()
         self._memo_weight = 0
         self._memo_generation = None
@@ -166,24 +172,44 @@ class Rulings:
                     raise
                 return fn(*args)
 
-    def _memo_get(self, key: tuple, make: Callable, weight: Callable = lambda value: 1):
-        """make() kept per generation under key; weight(value): the entries it holds (see MEMO_ENTRIES)."""
-        with self._lock:
-            generation = self.generation()
+    def _kept_value(self, key: tuple, generation: tuple):
+        """The answer kept under key for generation, else _MISSING; takes only the short lock."""
+        with self._kept:
+            if generation != self._memo_generation:
+                return _MISSING
+            found = self._memo.get(key)
+            if found is None:
+                return _MISSING
+            self._memo.move_to_end(key)
+            return found[0]
+
+    def _keep(self, key: tuple, generation: tuple, value, weight: int) -> None:
+        """Keep value under key for generation (a newer generation than the memo's starts it afresh)."""
+        with self._kept:
             if generation != self._memo_generation:
                 self._memo.clear()
                 self._memo_weight = 0
                 self._memo_generation = generation
             if key in self._memo:
-                self._memo.move_to_end(key)
-                return self._memo[key][0]
-            value = self._call(make)
-            if self.generation() != generation:          # switched meanwhile: answered, but not kept
-                return value
-            self._memo[key] = (value, weight(value))
-            self._memo_weight += self._memo[key][1]
+                self._memo_weight -= self._memo[key][1]
+            self._memo[key] = (value, weight)
+            self._memo_weight += weight
             while len(self._memo) > MEMO_SIZE or (self._memo_weight > MEMO_ENTRIES and len(self._memo) > 1):
                 self._memo_weight -= self._memo.popitem(last=False)[1][1]
+
+    def _memo_get(self, key: tuple, make: Callable, weight: Callable = lambda value: 1):
+        """make() kept per generation under key; weight(value): the entries it holds (see MEMO_ENTRIES)."""
+        found = self._kept_value(key, self.generation())
+        if found is not _MISSING:
+            return found
+        with self._lock:
+            generation = self.generation()
+            found = self._kept_value(key, generation)         # made by the call this one waited for
+            if found is not _MISSING:
+                return found
+            value = self._call(make)
+            if self.generation() == generation:               # switched meanwhile: answered, but not kept
+                self._keep(key, generation, value, weight(value))
             return value
 
     # ------------------------------------------------------------ questions
@@ -195,7 +221,39 @@ class Rulings:
         mean" words when nothing was found. A query of no words and no filter is a BadRequest."""
         args = args.checked()
         limit = checked_limit(limit, LIMIT, MAX_LIMIT)
+        find = self._searching(args, limit, every_word)
+        hits, close = self._memo_get(self._search_key(args, limit, every_word), find, lambda found: len(found[0]))
+        return search_answer(args, limit, hits, close)
 
+    def search_json(self, args: SearchArgs, limit: int | None = None, every_word: bool = False) -> bytes:
+        """search()'s answer as the API sends it (json_bytes()), kept per generation as bytes, so that a
+        question asked again costs no rendering."""
+        args = args.checked()
+        limit = checked_limit(limit, LIMIT, MAX_LIMIT)
+        find = self._searching(args, limit, every_word)
+
+        def run() -> tuple[bytes, int]:
+            hits, close = find()
+            return json_bytes(search_answer(args, limit, hits, close)), min(len(hits), limit)
+
+        return self._memo_get(("json",) + self._search_key(args, limit, every_word), run,
+                              lambda made: made[1])[0]
+
+    def kept_search_json(self, args: SearchArgs, limit: int | None = None, every_word: bool = False) -> bytes | None:
+        """search_json()'s bytes when they are kept for the live generation, else None; never waits for a
+        search running meanwhile (the server asks this on its event loop). Raises BadRequest as search()."""
+        args = args.checked()
+        limit = checked_limit(limit, LIMIT, MAX_LIMIT)
+        found = self._kept_value(("json",) + self._search_key(args, limit, every_word), self.generation())
+        return None if found is _MISSING else found[0]
+
+    @staticmethod
+    def _search_key(args: SearchArgs, limit: int, every_word: bool) -> tuple:
+        return ("search", args.q, tuple(args.mechanic), args.card, args.set, args.lang, args.since, args.until,
+                limit, every_word)
+
+    def _searching(self, args: SearchArgs, limit: int, every_word: bool) -> Callable[[], tuple[list, list]]:
+        """The search of checked args as a function: () -> (at most limit + 1 hits, suggestions)."""
         def run():
             from ingest.tag import resolve_mechanic
             from search.cards import card_selector
@@ -207,11 +265,7 @@ class Rulings:
             close = query.suggestions(self.index_dir, args.q) if not hits and args.q else []
             return hits, close
 
-        key = ("search", args.q, tuple(args.mechanic), args.card, args.set, args.lang, args.since, args.until,
-               limit, every_word)
-        hits, close = self._memo_get(key, run, lambda found: len(found[0]))
-        return {"query": args.q or "", "total": min(len(hits), limit), "more": len(hits) > limit,
-                "results": hits[:limit], "suggestions": close}
+        return run
 
     def entry(self, entry_id: str) -> dict:
         """The entry with this id or alias (``rulings show``); NotFound with the CLI's message."""
@@ -334,6 +388,21 @@ class Rulings:
             return exporter.render(entries, fmt, selection, created, group_by, variants).encode("utf-8")
 
         return self._call(run)
+
+
+def search_answer(args: SearchArgs, limit: int, hits: list[dict], close: list[str]) -> dict:
+    """The answer of a search (Rulings.search) from at most limit + 1 hits and the suggestions."""
+    return {"query": args.q or "", "total": min(len(hits), limit), "more": len(hits) > limit,
+            "results": hits[:limit], "suggestions": close}
+
+
+def json_bytes(value) -> bytes:
+    """JSON as the CLI prints it: UTF-8 without ASCII escapes, DEL and C1 controls escaped (json_text)."""
+    try:
+        text = orjson.dumps(value).decode("utf-8")
+    except TypeError:                  # a lone surrogate (an index may hold one): json escapes it
+        text = json.dumps(value, ensure_ascii=True)
+    return escape_json_controls(text).encode("utf-8")
 
 
 def entry_text(entry: dict, text: str | None = None) -> str:
