@@ -84,15 +84,17 @@ def test_a_question_first_asked_after_the_switch_is_answered_on_the_new_generati
 def test_json_bytes_follow_the_switch_too(index_dir, tmp_path):
     answers = Rulings(index_dir)
     args = SearchArgs("Zanzibarian")
-    empty = answers.search_json(args)
-    assert answers.kept_search_json(args) == empty == service.json_bytes(answers.search(args))
+    key = ("test", b"q=Zanzibarian")
+    assert answers.kept_json(key) is None
+    empty = answers.search_json(args, key=key)
+    assert answers.kept_json(key) == empty == service.json_bytes(answers.search(args))
     assert texts(answers.search(args)) == []
     rulings("ingest", str(new_document(tmp_path)), "--index", str(index_dir))
     with answers._lock:
-        assert answers.kept_search_json(args) == empty
+        assert answers.kept_json(key) == empty
     wanted = service.json_bytes(fresh(answers, args))
     assert NEW_RULING.encode("utf-8") in wanted
-    assert settled(lambda: answers.kept_search_json(args), wanted) == wanted
+    assert settled(lambda: answers.kept_json(key), wanted) == wanted
 
 
 def test_generations_removed_under_the_answers_break_no_call(index_dir, tmp_path):

@@ -87,6 +87,35 @@ class HeadAsGet:
         await self.app(scope, receive, send)
 
 
+class KeptSearch:
+    """ASGI middleware: a GET of /api/search whose query string was answered before (in this generation) is
+    sent its kept bytes (Rulings.kept_json) from the event loop, before the framework reads the
+    parameters; anything else goes on to the application. The bytes are what the application answered to
+    the same query string, so the answer is the same; the framework's part of a request was most of what a
+    repeated search cost (0.6 of 0.9 ms of CPU)."""
+
+    def __init__(self, app, rulings: Rulings):
+        self.app, self.rulings = app, rulings
+
+    @staticmethod
+    def key(scope) -> tuple:
+        return ("api/search", scope.get("query_string", b""))
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["method"] == "GET" and scope["path"] == "/api/search":
+            try:
+                body = self.rulings.kept_json(self.key(scope))
+            except RulingsError:            # a damaged index: the application answers with its error
+                body = None
+            if body is not None:
+                await send({"type": "http.response.start", "status": 200,
+                            "headers": [(b"content-length", str(len(body)).encode("ascii")),
+                                        (b"content-type", EntryJSON.media_type.encode("ascii"))]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
 def status_of(err: RulingsError) -> int:
     """404 for what names nothing (an entry, a card, a mechanic in the path), 400 for bad input, 500 for
     the index's own problems (a damaged index)."""
@@ -136,6 +165,7 @@ def create_app(index_dir: Path, hosts: list[str] | None = None) -> FastAPI:
                   description="Magic: The Gathering rulings, deduplicated, searchable, by mechanic and card. "
                               "Read-only. Errors are {\"error\": \"…\"} with 400 or 404.")
     app.state.rulings = rulings
+    app.add_middleware(KeptSearch, rulings=rulings)    # inside HeadAsGet and the Host check (added later)
     app.add_middleware(HeadAsGet)
     if hosts:
         from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -185,8 +215,8 @@ def create_app(index_dir: Path, hosts: list[str] | None = None) -> FastAPI:
 
     @app.get("/api/search", tags=["api"], summary="Search rulings text, best matches first",
              response_class=EntryJSON)
-    async def api_search(q: Q = None, mechanic: MECHANIC = [], card: CARD = None, set: SET = None,
-                         lang: LANG = None, since: SINCE = None, until: UNTIL = None,
+    async def api_search(request: Request, q: Q = None, mechanic: MECHANIC = [], card: CARD = None,
+                         set: SET = None, lang: LANG = None, since: SINCE = None, until: UNTIL = None,
                          limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = LIMIT,
                          every_word: Annotated[bool, Query(description="Require every word (no best match).")]
                          = False):
@@ -196,10 +226,8 @@ def create_app(index_dir: Path, hosts: list[str] | None = None) -> FastAPI:
         when the index holds further matches; ``suggestions`` are the "did you mean" words when nothing
         was found. The query is optional when a filter is given."""
         args = SearchArgs(q, mechanic, card, set, lang, since, until)
-        # a kept answer is sent from the event loop; a search runs in the thread pool, as a plain def route does
-        body = rulings.kept_search_json(args, limit, every_word)
-        if body is None:
-            body = await run_in_threadpool(rulings.search_json, args, limit, every_word)
+        # the search runs in the thread pool, as a plain def route's would; KeptSearch sends it next time
+        body = await run_in_threadpool(rulings.search_json, args, limit, every_word, KeptSearch.key(request.scope))
         return Response(body, media_type=EntryJSON.media_type)
 
     @app.get("/api/entries/{entry_id}", tags=["api"], summary="One entry by id or alias", response_class=EntryJSON)

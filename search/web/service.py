@@ -18,14 +18,15 @@ the live generation changed under a call is retried once on the new one.
 Answers are kept per generation (``_Memo``: the MEMO_SIZE most recently used, holding at most MEMO_ENTRIES
 entries together): they change only with the index. This matters for what scans every entry (mechanic
 counts, an alias or a miss of an id, the cards a name begins: 0.2 to 0.3 s on the real corpus) and for the
-searches a bot or a page sends again; /api/search keeps its JSON bytes (search_json), given from the
-server's event loop without a thread (kept_search_json). After a switch the kept answers of the previous
-generation are still given while a warmer thread answers the same questions again on the new generation,
-most recently asked first, one at a time; then the new generation's answers are given, all at once. A
-question not kept is answered on the new generation at once. So no call waits for a whole memo to be
-made again (on the real corpus 200 searches took 1.4 s of CPU per worker after each switch, while every
-request queued behind them), and each answer comes from one complete generation. The previous answers are
-given for at most WARM_SECONDS after the first switch they missed, however often the generation changes.
+searches a bot or a page sends again; /api/search keeps its JSON bytes under the request's query string
+(search_json), given from the server's event loop before the request reaches the framework (kept_json).
+After a switch the kept answers of the previous generation are still given while a warmer thread answers
+the same questions again on the new generation, most recently asked first, one at a time; then the new
+generation's answers are given, all at once. A question not kept is answered on the new generation at
+once. So no call waits for a whole memo to be made again (on the real corpus 200 searches took 1.4 s of
+CPU per worker after each switch, while every request queued behind them), and each answer comes from
+one complete generation. The previous answers are given for at most WARM_SECONDS after the first switch
+they missed, however often the generation changes.
 
 Threads: one lock per Rulings (``_lock``) serialises calls into the library, the warmer's too; a short
 second lock (``_kept``) guards the memos and is never held while computing, so a kept answer never
@@ -299,9 +300,12 @@ class Rulings:
         hits, close = self._memo_get(self._search_key(args, limit, every_word), find, lambda found: len(found[0]))
         return search_answer(args, limit, hits, close)
 
-    def search_json(self, args: SearchArgs, limit: int | None = None, every_word: bool = False) -> bytes:
-        """search()'s answer as the API sends it (json_bytes()), kept per generation as bytes, so that a
-        question asked again costs no rendering."""
+    def search_json(self, args: SearchArgs, limit: int | None = None, every_word: bool = False,
+                    key: tuple | None = None) -> bytes:
+        """search()'s answer as the API sends it (json_bytes()), kept per generation as bytes under key
+        (default: the checked arguments), so that a question asked again costs no rendering; the server
+        keeps it under its request's query string, found again by kept_json() before any parameter is
+        read. Raises BadRequest as search()."""
         args = args.checked()
         limit = checked_limit(limit, LIMIT, MAX_LIMIT)
         find = self._searching(args, limit, every_word)
@@ -310,15 +314,14 @@ class Rulings:
             hits, close = find()
             return json_bytes(search_answer(args, limit, hits, close)), min(len(hits), limit)
 
-        return self._memo_get(("json",) + self._search_key(args, limit, every_word), run,
-                              lambda made: made[1])[0]
+        key = key or ("json",) + self._search_key(args, limit, every_word)
+        return self._memo_get(key, run, lambda made: made[1])[0]
 
-    def kept_search_json(self, args: SearchArgs, limit: int | None = None, every_word: bool = False) -> bytes | None:
-        """search_json()'s bytes when they are kept for the live generation, else None; never waits for a
-        search running meanwhile (the server asks this on its event loop). Raises BadRequest as search()."""
-        args = args.checked()
-        limit = checked_limit(limit, LIMIT, MAX_LIMIT)
-        found = self._kept_value(("json",) + self._search_key(args, limit, every_word), self.generation())
+    def kept_json(self, key: tuple) -> bytes | None:
+        """The bytes search_json() keeps under key (the live generation's, else, while it warms, the previous
+        one's), else None; never waits for a search running meanwhile (the server asks this on its event
+        loop). Raises DamagedIndex when the index folder is damaged."""
+        found = self._kept_value(key, self.generation())
         return None if found is _MISSING else found[0]
 
     @staticmethod
