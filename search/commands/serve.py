@@ -29,7 +29,8 @@ def serve(host, port, workers, index_dir):
             described at /api/openapi.json; errors are {"error": "..."} with 400 or 404
     An ingest, remove or update running meanwhile is picked up when it
     finishes, without a restart; requests meanwhile answer from the last
-    complete index.
+    complete index, and a question asked before from it until the server
+    has answered it again on the new one (seconds; at most 10 s).
     """
     import uvicorn
 
