@@ -8,6 +8,7 @@ new generation's. Updates run as ``rulings`` commands in child processes, as the
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 
 import pytest
@@ -128,3 +129,27 @@ def test_previous_answers_are_given_at_most_warm_seconds(index_dir, tmp_path, mo
     with answers._lock:                 # nothing can be answered again: the deadline alone switches
         assert answers.search(args) == before
         assert settled(lambda: answers.search(args), wanted) == wanted
+
+
+def test_a_warmer_that_fails_gives_the_new_generation(index_dir, tmp_path, monkeypatch):
+    """A failure that is no RulingsError (here an OSError from the search) ends the warmer; the new
+    generation's answers are given from then on, never the previous ones for ever."""
+    answers = Rulings(index_dir)
+    args = SearchArgs("proliferate")
+    before = answers.search(args)
+    rulings("ingest", str(new_document(tmp_path)), "--index", str(index_dir))
+    wanted = fresh(answers, args)
+    real = service.query.search
+
+    def broken(*given, **options):
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr(threading, "excepthook", lambda hook_args: None)    # the thread's traceback
+    with answers._lock:
+        monkeypatch.setattr(service.query, "search", broken)
+        assert answers.search(args) == before
+        warmer = answers._warmer
+    warmer.join(30)
+    monkeypatch.setattr(service.query, "search", real)
+    assert not warmer.is_alive() and answers._warmer is None
+    assert answers.search(args) == wanted

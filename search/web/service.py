@@ -258,7 +258,18 @@ class Rulings:
         """The warmer thread: answer the questions kept for the previous generation again on the live one,
         most recently asked first, one at a time under the lock (a request's search waits for at most one),
         then give the live generation's answers. Gives them as they are after WARM_SECONDS; starts over
-        when the live generation changes again meanwhile."""
+        when the live generation changes again meanwhile. Should it fail (a damaged index), the live
+        generation's answers are given at once, as they are."""
+        try:
+            self._warming()
+        finally:
+            with self._kept:
+                if self._warmer is threading.current_thread():     # it failed before giving them
+                    if self._next is not None:
+                        self._memo, self._next = self._next, None
+                    self._warmer = None
+
+    def _warming(self) -> None:
         while True:
             with self._kept:
                 given, target = self._memo, self._next
