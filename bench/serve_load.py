@@ -3,6 +3,7 @@
 Usage::
 
     python bench/serve_load.py [--index DIR] [--clients 50] [--seconds 30] [--workers 2] [--no-ingest] [--trace]
+                               [--pool N] [--nice-ingest N]
 
 Without ``--index`` it builds the real corpus (``../shared/realdata`` and ``../shared/seeds``, about
 27,000 rulings) into a temporary folder first. It then starts ``rulings serve --port 0`` on 127.0.0.1
@@ -172,9 +173,9 @@ class Ingests(threading.Thread):
     """Ingest the extra folder into the index, then remove it, in turn, until the deadline (at most 100
     runs); each run makes a new generation, switched while the requests run."""
 
-    def __init__(self, index_dir: Path, extra: Path, deadline: float):
+    def __init__(self, index_dir: Path, extra: Path, deadline: float, nice: int = 0):
         super().__init__(daemon=True)
-        self.index_dir, self.extra, self.deadline = index_dir, extra, deadline
+        self.index_dir, self.extra, self.deadline, self.nice = index_dir, extra, deadline, nice
         self.runs, self.failures = 0, []
         # (verb, started, switched, ended): time.monotonic() seconds; switched: when CURRENT was written
         self.spans: list[tuple[str, float, float | None, float]] = []
@@ -184,7 +185,8 @@ class Ingests(threading.Thread):
             for verb in ("ingest", "remove"):
                 started = time.monotonic()
                 done = subprocess.run(rulings(verb, str(self.extra), "--index", str(self.index_dir)),
-                                      capture_output=True, text=True)
+                                      capture_output=True, text=True,
+                                      preexec_fn=(lambda: os.nice(self.nice)) if self.nice else None)
                 self.spans.append((verb, started, switched_at(self.index_dir), time.monotonic()))
                 if done.returncode:
                     self.failures.append(done.stderr.strip()[-200:])
@@ -325,6 +327,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--pool", type=int, default=200,
                         help="distinct queries sent in turn (run.py's 200; more are drawn with further seeds: "
                              "a pool larger than the requests sent means every query is new to the server)")
+    parser.add_argument("--nice-ingest", type=int, default=0, metavar="N",
+                        help="run the ingests at niceness N (a variant to report beside the figure, not instead)")
     parser.add_argument("--trace", action="store_true",
                         help="also print where the slow requests are (per second, near switches, per client) "
                              "and write every request to bench/out/serve_load_trace.json")
@@ -339,7 +343,8 @@ def main(argv: list[str]) -> int:
         try:
             for query in queries[:20]:                          # warm each worker's searcher
                 httpx.get(server.url + "/api/search", params=params_of(query), timeout=30)
-            ingests = None if args.no_ingest else Ingests(index_dir, extra, time.monotonic() + args.seconds)
+            ingests = None if args.no_ingest else Ingests(index_dir, extra, time.monotonic() + args.seconds,
+                                                          args.nice_ingest)
             if ingests is not None:
                 ingests.start()
             load_before = os.getloadavg()[0]
@@ -358,6 +363,7 @@ def main(argv: list[str]) -> int:
             if args.index and not args.no_ingest:
                 subprocess.run(rulings("remove", str(extra), "--index", str(index_dir)), capture_output=True)
     result.update(clients=args.clients, workers=args.workers, ingest=not args.no_ingest, pool=len(queries),
+                  nice_ingest=args.nice_ingest,
                   load_average_before=load_before, load_average=os.getloadavg()[0], cores=os.cpu_count())
     out = HERE / "out"
     out.mkdir(exist_ok=True)
