@@ -339,7 +339,7 @@ def compile_project() -> None:
     files): an editable install run with PYTHONDONTWRITEBYTECODE=1 (this machine's setting) otherwise
     compiles every imported module of ours from source in each cold process, 25-40 ms of it."""
     import compileall
-    for package in ("ingest", "search", "corpus"):
+    for package in ("rulings", "ingest", "search", "corpus"):
         compileall.compile_dir(str(ROOT / package), quiet=1)
 
 

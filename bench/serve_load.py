@@ -2,7 +2,8 @@
 
 Usage::
 
-    python bench/serve_load.py [--index DIR] [--clients 50] [--seconds 30] [--workers 2] [--no-ingest]
+    python bench/serve_load.py [--index DIR] [--clients 50] [--seconds 30] [--workers 2] [--no-ingest] [--trace]
+                               [--pool N] [--nice-ingest N]
 
 Without ``--index`` it builds the real corpus (``../shared/realdata`` and ``../shared/seeds``, about
 27,000 rulings) into a temporary folder first. It then starts ``rulings serve --port 0`` on 127.0.0.1
@@ -13,8 +14,13 @@ Meanwhile, unless ``--no-ingest``, it ingests a folder of extra rulings into the
 it again, in turn, until the time is up (each a new generation, switched while requests run).
 
 Prints requests, requests per second, p50/p95/p99/max latency, errors (any answer but 200, or a failed
-request), and the generations switched; writes them to ``bench/out/serve_load.json``. Bounded: it stops
-at the deadline, and only ever talks to 127.0.0.1.
+request), the generations switched, the CPU seconds of the server (all its processes), of the load client
+(this process) and of the ingests, and the load average before and after; writes them to
+``bench/out/serve_load.json``. ``--trace`` also prints where the slow requests are: latency per second of
+the run with the generation switches marked, how many requests took over 100 ms and how many of those
+came within 3 s of the start or of a switch, and the spread of the clients' mean latencies; and writes
+every request to ``bench/out/serve_load_trace.json``. Bounded: it stops at the deadline, and only ever
+talks to 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -68,6 +75,41 @@ def extra_rulings(folder: Path, count: int = 300) -> Path:
                                               f"proliferate number {number * 10 + k} enters, counters grow.", ""]
         (folder / f"extra-{number:03d}.txt").write_text("\n".join(lines), encoding="utf-8")
     return folder
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process pid and its living descendants (Linux /proc)."""
+    stats: dict[int, tuple[int, float]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # after the command: state, ppid, ... utime is field 14 and stime 15 of the whole line
+        stats[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+    total, wanted = 0.0, [pid]
+    while wanted:
+        current = wanted.pop()
+        total += stats.get(current, (0, 0.0))[1]
+        wanted += [child for child, (parent, _) in stats.items() if parent == current]
+    return total
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children (the ingest and remove commands and their workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def switched_at(index_dir: Path) -> float | None:
+    """When CURRENT was last written (the switch), on the time.monotonic() clock."""
+    try:
+        written = (index_dir / "CURRENT").stat().st_mtime
+    except OSError:
+        return None
+    return written - time.time() + time.monotonic()
 
 
 def params_of(query: dict) -> list[tuple[str, str]]:
@@ -131,16 +173,21 @@ class Ingests(threading.Thread):
     """Ingest the extra folder into the index, then remove it, in turn, until the deadline (at most 100
     runs); each run makes a new generation, switched while the requests run."""
 
-    def __init__(self, index_dir: Path, extra: Path, deadline: float):
+    def __init__(self, index_dir: Path, extra: Path, deadline: float, nice: int = 0):
         super().__init__(daemon=True)
-        self.index_dir, self.extra, self.deadline = index_dir, extra, deadline
+        self.index_dir, self.extra, self.deadline, self.nice = index_dir, extra, deadline, nice
         self.runs, self.failures = 0, []
+        # (verb, started, switched, ended): time.monotonic() seconds; switched: when CURRENT was written
+        self.spans: list[tuple[str, float, float | None, float]] = []
 
     def run(self) -> None:
         while time.monotonic() < self.deadline and self.runs < 100:
             for verb in ("ingest", "remove"):
+                started = time.monotonic()
                 done = subprocess.run(rulings(verb, str(self.extra), "--index", str(self.index_dir)),
-                                      capture_output=True, text=True)
+                                      capture_output=True, text=True,
+                                      preexec_fn=(lambda: os.nice(self.nice)) if self.nice else None)
+                self.spans.append((verb, started, switched_at(self.index_dir), time.monotonic()))
                 if done.returncode:
                     self.failures.append(done.stderr.strip()[-200:])
                 self.runs += 1
@@ -183,7 +230,9 @@ class Connection:
             self.reader = self.writer = None
 
 
-async def load(url: str, queries: list[dict], clients: int, seconds: float) -> dict:
+async def load(url: str, queries: list[dict], clients: int, seconds: float, trace: list | None = None) -> dict:
+    """Run the clients until seconds have passed; the figures as main() prints them. trace, when given,
+    gets one (client number, time.monotonic() when sent, latency in seconds) per request."""
     assert url.startswith("http://127.0.0.1:"), url          # loopback only
     from urllib.parse import urlencode
 
@@ -201,6 +250,7 @@ async def load(url: str, queries: list[dict], clients: int, seconds: float) -> d
         while time.monotonic() < deadline and next(counter, None) is not None:
             target = targets[position % len(targets)]
             position += 1
+            sent = time.monotonic()
             started = time.perf_counter()
             try:
                 status, body = await connection.get(target)
@@ -210,6 +260,8 @@ async def load(url: str, queries: list[dict], clients: int, seconds: float) -> d
                 errors.append(f"{type(err).__name__}: {err}")
                 await connection.close()
             latencies.append(time.perf_counter() - started)
+            if trace is not None:
+                trace.append((number, sent, latencies[-1]))
         await connection.close()
 
     async def watch() -> None:
@@ -235,6 +287,36 @@ async def load(url: str, queries: list[dict], clients: int, seconds: float) -> d
             "errors": len(errors), "first_errors": errors[:5], "index_versions_seen": len(generations)}
 
 
+def breakdown(trace: list[tuple[int, float, float]], switches: list[float], start: float,
+              slow: float = 0.100, after: float = 3.0) -> dict:
+    """Where the slow requests are. trace: (client, sent, latency s); switches: time.monotonic() of each
+    generation switch (an ingest or remove ending); start: when the clients started. Returns the
+    per-second timeline (requests sent that second, their p50/p95 in ms, switches in it), how many requests
+    took more than slow seconds, how many of those were sent within after seconds of a switch or of the
+    start, and each client's mean latency (ms, lowest and highest: connections unevenly spread over the
+    workers show as a wide range)."""
+    seconds: dict[int, list[float]] = {}
+    for _, sent, latency in trace:
+        seconds.setdefault(int(sent - start), []).append(latency)
+    timeline = []
+    for second in sorted(seconds):
+        figures = percentiles(seconds[second])
+        timeline.append({"second": second, "requests": len(seconds[second]), "p50_ms": round(figures["p50"], 1),
+                         "p95_ms": round(figures["p95"], 1),
+                         "switches": sum(1 for at in switches if second <= at - start < second + 1)})
+    marks = [start, *switches]
+    slow_ones = [(sent, latency) for _, sent, latency in trace if latency > slow]
+    near = sum(1 for sent, latency in slow_ones if any(0 <= sent + latency - mark <= after + latency
+                                                       for mark in marks))
+    clients: dict[int, list[float]] = {}
+    for client, _, latency in trace:
+        clients.setdefault(client, []).append(latency)
+    means = sorted(sum(v) / len(v) * 1000 for v in clients.values())
+    return {"timeline": timeline, "slow_ms": slow * 1000, "slow": len(slow_ones),
+            f"slow_within_{after:g}s_of_start_or_switch": near,
+            "client_mean_ms": [round(means[0], 1), round(means[len(means) // 2], 1), round(means[-1], 1)]}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index", type=Path, help="an index folder (default: build the real corpus)")
@@ -245,7 +327,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--pool", type=int, default=200,
                         help="distinct queries sent in turn (run.py's 200; more are drawn with further seeds: "
                              "a pool larger than the requests sent means every query is new to the server)")
+    parser.add_argument("--nice-ingest", type=int, default=0, metavar="N",
+                        help="run the ingests at niceness N (a variant to report beside the figure, not instead)")
+    parser.add_argument("--trace", action="store_true",
+                        help="also print where the slow requests are (per second, near switches, per client) "
+                             "and write every request to bench/out/serve_load_trace.json")
     args = parser.parse_args(argv)
+    trace: list | None = [] if args.trace else None
     with tempfile.TemporaryDirectory(prefix="serve-load-") as work:
         work = Path(work)
         index_dir = args.index or build_real(work)
@@ -255,22 +343,39 @@ def main(argv: list[str]) -> int:
         try:
             for query in queries[:20]:                          # warm each worker's searcher
                 httpx.get(server.url + "/api/search", params=params_of(query), timeout=30)
-            ingests = None if args.no_ingest else Ingests(index_dir, extra, time.monotonic() + args.seconds)
+            ingests = None if args.no_ingest else Ingests(index_dir, extra, time.monotonic() + args.seconds,
+                                                          args.nice_ingest)
             if ingests is not None:
                 ingests.start()
-            result = asyncio.run(load(server.url, queries, args.clients, args.seconds))
+            load_before = os.getloadavg()[0]
+            cpu_before = (tree_cpu(server.process.pid), time.process_time(), children_cpu())
+            start = time.monotonic()
+            result = asyncio.run(load(server.url, queries, args.clients, args.seconds, trace))
             if ingests is not None:
                 ingests.join()
                 result.update(ingest_runs=ingests.runs, ingest_failures=ingests.failures)
+            cpu_after = (tree_cpu(server.process.pid), time.process_time(), children_cpu())
+            result["cpu_seconds"] = {name: round(after - before, 1) for name, before, after
+                                     in zip(("server", "client", "ingest"), cpu_before, cpu_after)}
+            spans = ingests.spans if ingests is not None else []
         finally:
             server.stop()
             if args.index and not args.no_ingest:
                 subprocess.run(rulings("remove", str(extra), "--index", str(index_dir)), capture_output=True)
     result.update(clients=args.clients, workers=args.workers, ingest=not args.no_ingest, pool=len(queries),
-                  load_average=os.getloadavg()[0], cores=os.cpu_count())
+                  nice_ingest=args.nice_ingest,
+                  load_average_before=load_before, load_average=os.getloadavg()[0], cores=os.cpu_count())
     out = HERE / "out"
     out.mkdir(exist_ok=True)
     (out / "serve_load.json").write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+    if trace is not None:
+        found = breakdown(trace, [switched for _, _, switched, _ in spans if switched], start)
+        (out / "serve_load_trace.json").write_text(json.dumps(
+            {"start": start, "ingests": spans, "requests": trace, "breakdown": found}) + "\n", "utf-8")
+        for row in found.pop("timeline"):
+            print(f"  {row['second']:3d} s  {row['requests']:5d} req  p50 {row['p50_ms']:7.1f}  "
+                  f"p95 {row['p95_ms']:7.1f} ms" + ("  <- switch" * row["switches"]))
+        print(json.dumps(found))
     print(json.dumps(result, indent=1))
     return 0 if result["errors"] == 0 else 1
 

@@ -330,11 +330,12 @@ def test_readme_example_runs(tmp_path):
 
 COMMANDS = sorted((ROOT / "search" / "commands").glob("*.py"))
 # What a command may import of ours besides the front door: the other command modules, the error classes
-# and control-character helpers, the export's format names and Selection, and the servers serve and mcp run.
+# and control-character helpers, the export's format names and Selection, and the servers serve (with its
+# workers) and mcp run.
 COMMAND_IMPORTS = ("rulings.api", "rulings.search.commands", "rulings.ingest.errors", "rulings.ingest.controls",
                    "rulings.search.export.FORMATS", "rulings.search.export.GROUPS",
                    "rulings.search.export.SPLIT_INDEX", "rulings.search.export.Selection",
-                   "rulings.search.web.app", "rulings.search.mcp_server.run")
+                   "rulings.search.web.app", "rulings.search.web.workers", "rulings.search.mcp_server.run")
 
 
 @pytest.mark.parametrize("path", COMMANDS, ids=lambda path: path.name)

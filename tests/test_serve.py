@@ -444,3 +444,24 @@ def test_an_ingest_meanwhile_breaks_no_request(tmp_path):
         server.stop()
     assert counts["requests"] > 20
     assert failures == []
+
+
+def test_a_repeated_search_is_sent_the_same_answer(client):
+    """The second GET of a query string is sent the kept bytes (search/web/app.py KeptSearch): the same body
+    and headers as the first; HEAD sends none; the Host check and bad parameters still apply."""
+    params = {"q": "proliferate counters", "limit": "3"}
+    first, second = client.get("/api/search", params=params), client.get("/api/search", params=params)
+    assert first.status_code == second.status_code == 200
+    assert second.content == first.content
+    assert [e["text"] for e in second.json()["results"]] == [
+        serving.SHARED_RULING,
+        "Whenever you proliferate, evolve doesn’t trigger • it checks “power” and ‘toughness’ only.",
+        serving.CJK_RULING]
+    assert {k: v for k, v in second.headers.items() if k != "date"} == \
+        {k: v for k, v in first.headers.items() if k != "date"}
+    head = client.head("/api/search", params=params)
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["content-length"] == first.headers["content-length"]
+    assert client.get("/api/search", params=params, headers={"Host": "attacker.example"}).status_code == 400
+    for _ in range(2):                  # an error is never kept
+        assert error_of(client.get("/api/search", params={"q": "proliferate", "limit": "0"}), 400).startswith("limit")

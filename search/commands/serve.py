@@ -29,36 +29,30 @@ def serve(host, port, workers, index_dir):
             described at /api/openapi.json; errors are {"error": "..."} with 400 or 404
     An ingest, remove or update running meanwhile is picked up when it
     finishes, without a restart; requests meanwhile answer from the last
-    complete index.
+    complete index, and a question asked before from it until the server
+    has answered it again on the new one (seconds; at most 10 s).
     """
-    import socket
-
     import uvicorn
 
     from rulings.search.web.app import HOSTS_ENV, INDEX_ENV, create_app, loopback_hosts
+    from rulings.search.web.workers import Workers, listening_socket
 
     index_dir = ready_index(index_dir).path.absolute()      # the server answers through rulings.Index too
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((host, port))
+        sockets = [listening_socket(host, port, shared=workers > 1)]
+        bound = sockets[0].getsockname()[1]
+        sockets += [listening_socket(host, bound, shared=True) for _ in range(workers - 1)]
     except OSError as err:
-        sock.close()
         raise RulingsError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
-    sock.listen(2048)
-    bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     hosts = loopback_hosts(host)
     click.echo(f"Serving {index_dir} at http://{shown}:{bound}/ (read-only; Ctrl-C stops)", err=True)
     settings = dict(log_level="warning", access_log=False, server_header=False, timeout_graceful_shutdown=5)
     if workers == 1:
         config = uvicorn.Config(create_app(index_dir, hosts), **settings)
-        uvicorn.Server(config).run(sockets=[sock])
+        uvicorn.Server(config).run(sockets=sockets)
         return
-    from uvicorn.supervisors import Multiprocess
-
     os.environ[INDEX_ENV] = str(index_dir)            # read by each worker's search.web.app.factory()
     os.environ[HOSTS_ENV] = ",".join(hosts or [])
     config = uvicorn.Config("rulings.search.web.app:factory", factory=True, workers=workers, **settings)
-    Multiprocess(config, sockets=[sock]).run()
+    Workers(config, sockets).run()               # each worker on a socket of its own (search/web/workers.py)

@@ -11,31 +11,46 @@ in the index, the index folder is the one the server was started with.
 
 Generations: each call asks search/folder.py which generation is live, as every CLI command does (the
 index functions open ``DIR/CURRENT``'s generation), so an ingest, remove or update running meanwhile is
-picked up by the next call after it switched ``CURRENT``, without a restart, and a call running across
-the switch answers from the generation it opened (the previous one stays until the next update). A
-DamagedIndex raised while the live generation changed under a call is retried once on the new one.
+picked up after it switched ``CURRENT``, without a restart, and a call running across the switch answers
+from the generation it opened (the previous one stays until the next update). A DamagedIndex raised while
+the live generation changed under a call is retried once on the new one.
 
-Threads: one lock per Rulings keeps its answers (_memo) consistent, and rulings.Index runs its calls one
-at a time in the process (its threading rule: Whoosh searchers are not to be shared between threads, a
-kept searcher's files have one read position, and the kept-searcher table of search/index.py is a plain
-dict); a search is CPU-bound, so threads would not run two at once anyway (the GIL): more throughput comes
-from more processes (``rulings serve --workers N``).
+Answers are kept per generation (``_Memo``: the MEMO_SIZE most recently used, holding at most MEMO_ENTRIES
+entries together): they change only with the index. This matters for what scans every entry (mechanic
+counts, an alias or a miss of an id, the cards a name begins: 0.2 to 0.3 s on the real corpus) and for the
+searches a bot or a page sends again; /api/search keeps its JSON bytes under the request's query string
+(search_json), given from the server's event loop before the request reaches the framework (kept_json).
+After a switch the kept answers of the previous generation are still given while a warmer thread answers
+the same questions again on the new generation, most recently asked first, one at a time; then the new
+generation's answers are given, all at once. A question not kept is answered on the new generation at
+once. So no call waits for a whole memo to be made again (on the real corpus 200 searches took 1.4 s of
+CPU per worker after each switch, while every request queued behind them), and each answer comes from
+one complete generation. The previous answers are given for at most WARM_SECONDS after the first switch
+they missed, however often the generation changes.
 
-Answers are kept per generation (``_memo``: the MEMO_SIZE most recently used, holding at most MEMO_ENTRIES
-entries together): they change only with the index, so a kept answer is never stale, and a new generation
-starts afresh. This matters for what scans every entry (mechanic counts, an alias or a miss of an id, the
-cards a name begins: 0.2 to 0.3 s on the real corpus) and for the searches a bot or a page sends again.
+Threads: one lock per Rulings (``_lock``) serialises calls into the library (rulings.Index, which runs its
+calls one at a time in the process anyway: its threading rule), the warmer's too; a short
+second lock (``_kept``) guards the memos and is never held while computing, so a kept answer never
+waits for a search. Whoosh searchers are not to be shared between threads (a kept searcher's files have
+one read position) and the kept-searcher table of search/index.py is a plain dict; a search is
+CPU-bound, so threads would not run two at once anyway (the GIL): more throughput comes from more
+processes (``rulings serve --workers N``).
 """
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
+
 from rulings.api import Index
+from rulings.ingest.controls import escape_json_controls
 from rulings.ingest.errors import DamagedIndex, QueryError, RulingsError, UnknownEntry, UnknownMechanic
 from rulings.search import folder
 
@@ -48,6 +63,8 @@ MAX_VALUE = 200           # characters of any other value (an id, a card name, a
 MAX_MECHANICS = 8         # mechanic filters of one search
 MEMO_SIZE = 512           # answers kept per generation (_memo)
 MEMO_ENTRIES = 20_000     # entries those answers may hold together (a large mechanic's list counts its entries)
+WARM_SECONDS = 10.0       # the longest the previous generation's kept answers are given after a switch
+_MISSING = object()       # no answer kept
 
 
 class BadRequest(QueryError):
@@ -136,16 +153,38 @@ def checked_offset(value: int | None) -> int:
     return value
 
 
+@dataclass
+class _Memo:
+    """The answers kept for one generation: key -> (value, weight, make, weigh), most recently used last;
+    make() answers again, weigh(value) gives the weight (the entries it holds)."""
+
+    generation: tuple
+    answers: OrderedDict = field(default_factory=OrderedDict)
+    weight: int = 0
+    started: float = field(default_factory=time.monotonic)     # since when it is awaited (time.monotonic() s)
+    tried: set = field(default_factory=set)                    # keys the warmer answered again
+
+    def put(self, key: tuple, kept: tuple) -> None:
+        if key in self.answers:
+            self.weight -= self.answers[key][1]
+        self.answers[key] = kept
+        self.weight += kept[1]
+        self.tried.add(key)
+        while len(self.answers) > MEMO_SIZE or (self.weight > MEMO_ENTRIES and len(self.answers) > 1):
+            self.weight -= self.answers.popitem(last=False)[1][1]
+
+
 class Rulings:
     """The answers of one index folder (see the module's docstring); every method may raise RulingsError."""
 
     def __init__(self, index_dir: Path):
         self.index_dir = Path(index_dir)
         self.index = Index.open(self.index_dir)
-        self._lock = threading.RLock()
-        self._memo: OrderedDict = OrderedDict()
-        self._memo_weight = 0
-        self._memo_generation = None
+        self._lock = threading.RLock()       # held while calling into the library: one call at a time
+        self._kept = threading.Lock()        # held only to read or change the memos, never while computing
+        self._memo: _Memo | None = None      # the answers calls are given
+        self._next: _Memo | None = None      # the live generation's, while it re-answers _memo's questions
+        self._warmer: threading.Thread | None = None
 
     # ------------------------------------------------------------ plumbing
 
@@ -169,25 +208,98 @@ class Rulings:
                     raise
                 return fn(*args)
 
+    def _memos(self, live: tuple) -> tuple[_Memo, ...]:
+        """The memos a call looks in, newest first, for the live generation; starts the warmer when the live
+        generation is newer than the answers given and some are kept. Call it holding _kept."""
+        if self._memo is None or (self._memo.generation != live and not self._memo.answers):
+            self._memo, self._next = _Memo(live), None
+        elif self._memo.generation != live:
+            if self._next is None or self._next.generation != live:
+                # the deadline counts from the first switch the given answers missed, so that switches
+                # coming faster than a warm-up never keep them given for longer than WARM_SECONDS
+                self._next = _Memo(live, started=self._next.started if self._next else time.monotonic())
+            if self._warmer is None:
+                self._warmer = threading.Thread(target=self._warm, name="rulings-warm", daemon=True)
+                self._warmer.start()
+        return (self._memo,) if self._next is None else (self._next, self._memo)
+
+    def _kept_value(self, key: tuple, live: tuple):
+        """The answer kept under key (the live generation's, else, while it warms, the previous one's), else
+        _MISSING; takes only the short lock."""
+        with self._kept:
+            for memo in self._memos(live):
+                found = memo.answers.get(key)
+                if found is not None:
+                    memo.answers.move_to_end(key)
+                    return found[0]
+            return _MISSING
+
+    def _keep(self, key: tuple, generation: tuple, value, make: Callable, weigh: Callable) -> None:
+        """Keep value, made by make() on generation, in that generation's memo (none: not kept)."""
+        with self._kept:
+            for memo in (self._next, self._memo):
+                if memo is not None and memo.generation == generation:
+                    memo.put(key, (value, weigh(value), make, weigh))
+                    return
+
     def _memo_get(self, key: tuple, make: Callable, weight: Callable = lambda value: 1):
         """make() kept per generation under key; weight(value): the entries it holds (see MEMO_ENTRIES)."""
+        found = self._kept_value(key, self.generation())
+        if found is not _MISSING:
+            return found
         with self._lock:
             generation = self.generation()
-            if generation != self._memo_generation:
-                self._memo.clear()
-                self._memo_weight = 0
-                self._memo_generation = generation
-            if key in self._memo:
-                self._memo.move_to_end(key)
-                return self._memo[key][0]
+            found = self._kept_value(key, generation)         # made by the call this one waited for
+            if found is not _MISSING:
+                return found
             value = self._call(make)
-            if self.generation() != generation:          # switched meanwhile: answered, but not kept
-                return value
-            self._memo[key] = (value, weight(value))
-            self._memo_weight += self._memo[key][1]
-            while len(self._memo) > MEMO_SIZE or (self._memo_weight > MEMO_ENTRIES and len(self._memo) > 1):
-                self._memo_weight -= self._memo.popitem(last=False)[1][1]
+            if self.generation() == generation:               # switched meanwhile: answered, but not kept
+                self._keep(key, generation, value, make, weight)
             return value
+
+    def _warm(self) -> None:
+        """The warmer thread: answer the questions kept for the previous generation again on the live one,
+        most recently asked first, one at a time under the lock (a request's search waits for at most one),
+        then give the live generation's answers. Gives them as they are after WARM_SECONDS; starts over
+        when the live generation changes again meanwhile. Should it fail (a damaged index), the live
+        generation's answers are given at once, as they are."""
+        try:
+            self._warming()
+        finally:
+            with self._kept:
+                if self._warmer is threading.current_thread():     # it failed before giving them
+                    if self._next is not None:
+                        self._memo, self._next = self._next, None
+                    self._warmer = None
+
+    def _warming(self) -> None:
+        while True:
+            with self._kept:
+                given, target = self._memo, self._next
+                todo = [] if target is None else [(key, kept[2], kept[3]) for key, kept in
+                                                  reversed(given.answers.items()) if key not in target.tried]
+                if target is None or not todo or time.monotonic() - target.started > WARM_SECONDS:
+                    if target is not None:
+                        self._memo, self._next = target, None
+                    self._warmer = None
+                    return
+            for key, make, weigh in todo:
+                if self._next is not target or time.monotonic() - target.started > WARM_SECONDS:
+                    break
+                target.tried.add(key)
+                with self._lock:
+                    generation = self.generation()
+                    if generation != target.generation:      # switched again: start over on the newest
+                        with self._kept:
+                            self._memos(generation)
+                        break
+                    try:
+                        value = make()
+                    except RulingsError:                     # an error now: answered when asked again
+                        continue
+                    if self.generation() == generation:
+                        self._keep(key, generation, value, make, weigh)
+                time.sleep(0)                                # a request waiting for the lock gets it
 
     # ------------------------------------------------------------ questions
 
@@ -198,7 +310,41 @@ class Rulings:
         mean" words when nothing was found. A query of no words and no filter is a BadRequest."""
         args = args.checked()
         limit = checked_limit(limit, LIMIT, MAX_LIMIT)
+        find = self._searching(args, limit, every_word)
+        hits, close = self._memo_get(self._search_key(args, limit, every_word), find, lambda found: len(found[0]))
+        return search_answer(args, limit, hits, close)
 
+    def search_json(self, args: SearchArgs, limit: int | None = None, every_word: bool = False,
+                    key: tuple | None = None) -> bytes:
+        """search()'s answer as the API sends it (json_bytes()), kept per generation as bytes under key
+        (default: the checked arguments), so that a question asked again costs no rendering; the server
+        keeps it under its request's query string, found again by kept_json() before any parameter is
+        read. Raises BadRequest as search()."""
+        args = args.checked()
+        limit = checked_limit(limit, LIMIT, MAX_LIMIT)
+        find = self._searching(args, limit, every_word)
+
+        def run() -> tuple[bytes, int]:
+            hits, close = find()
+            return json_bytes(search_answer(args, limit, hits, close)), min(len(hits), limit)
+
+        key = key or ("json",) + self._search_key(args, limit, every_word)
+        return self._memo_get(key, run, lambda made: made[1])[0]
+
+    def kept_json(self, key: tuple) -> bytes | None:
+        """The bytes search_json() keeps under key (the live generation's, else, while it warms, the previous
+        one's), else None; never waits for a search running meanwhile (the server asks this on its event
+        loop). Raises DamagedIndex when the index folder is damaged."""
+        found = self._kept_value(key, self.generation())
+        return None if found is _MISSING else found[0]
+
+    @staticmethod
+    def _search_key(args: SearchArgs, limit: int, every_word: bool) -> tuple:
+        return ("search", args.q, tuple(args.mechanic), args.card, args.set, args.lang, args.since, args.until,
+                limit, every_word)
+
+    def _searching(self, args: SearchArgs, limit: int, every_word: bool) -> Callable[[], tuple[list, list]]:
+        """The search of checked args as a function: () -> (at most limit + 1 hits, suggestions)."""
         def run():
             hits = self.index.search(args.q, mechanics=args.mechanic, card=args.card, set_code=args.set,
                                      lang=args.lang, since=args.since, until=args.until, limit=limit + 1,
@@ -206,11 +352,7 @@ class Rulings:
             close = self.index.suggestions(args.q) if not hits and args.q else []
             return hits, close
 
-        key = ("search", args.q, tuple(args.mechanic), args.card, args.set, args.lang, args.since, args.until,
-               limit, every_word)
-        hits, close = self._memo_get(key, run, lambda found: len(found[0]))
-        return {"query": args.q or "", "total": min(len(hits), limit), "more": len(hits) > limit,
-                "results": hits[:limit], "suggestions": close}
+        return run
 
     def entry(self, entry_id: str) -> dict:
         """The entry with this id or alias (``rulings show``); NotFound with the CLI's message."""
@@ -297,7 +439,7 @@ class Rulings:
         def run():
             return self.index.stats() | {"ingested": self.index.summary()["ingested"]}
 
-        return self._call(run)
+        return self._memo_get(("stats",), run)
 
     def export(self, fmt: str, args: SearchArgs, any_mechanic: bool = False, group_by: str | None = None,
                variants: bool = False) -> bytes:
@@ -316,6 +458,21 @@ class Rulings:
             return self.index.export(selection, fmt, group_by=group_by, variants=variants)
 
         return self._call(run)
+
+
+def search_answer(args: SearchArgs, limit: int, hits: list[dict], close: list[str]) -> dict:
+    """The answer of a search (Rulings.search) from at most limit + 1 hits and the suggestions."""
+    return {"query": args.q or "", "total": min(len(hits), limit), "more": len(hits) > limit,
+            "results": hits[:limit], "suggestions": close}
+
+
+def json_bytes(value) -> bytes:
+    """JSON as the CLI prints it: UTF-8 without ASCII escapes, DEL and C1 controls escaped (json_text)."""
+    try:
+        text = orjson.dumps(value).decode("utf-8")
+    except TypeError:                  # a lone surrogate (an index may hold one): json escapes it
+        text = json.dumps(value, ensure_ascii=True)
+    return escape_json_controls(text).encode("utf-8")
 
 
 def entry_text(entry: dict, text: str | None = None) -> str:
