@@ -132,29 +132,49 @@ class BestMatch(CompoundQuery):
     def combine_scores(self, parts: list[dict[int, float]], chinese_docs) -> dict[int, float]:
         """{docnum: best-match score} from each subquery's {docnum: score} (the module docstring says
         how); chinese_docs: the documents of ``other_language`` (entries in Chinese)."""
-        units, covers = self.units, self.covers
-        total = sum(idf for idf, content in zip(self.idfs, self.content) if content) or 1.0
-        held: dict[int, set[int]] = {}
+        content_idfs = [idf if content else 0.0 for idf, content in zip(self.idfs, self.content)]
+        total = sum(content_idfs) or 1.0
+        held: dict[int, int] = {}           # docnum -> the units it holds, one bit each
         summed: dict[int, float] = {}
         for number, part in enumerate(parts):
-            stands = (number,) if number < units else covers[number - units] if number < units + len(covers) else ()
             weight = self.weights[number]
             for docnum, score in part.items():
                 summed[docnum] = summed.get(docnum, 0.0) + score * weight
-                if stands:
-                    held.setdefault(docnum, set()).update(stands)
+            mask = self.holds(number)
+            if mask:
+                for docnum in part:
+                    held[docnum] = held.get(docnum, 0) | mask
+        shares: dict[int, float] = {}      # held units -> their share of the content words' idf
         found = {}
-        for docnum, words in held.items():
-            share = sum(self.idfs[i] for i in words if self.content[i]) / total
-            score = summed[docnum] * share ** COORDINATION * self.boost
+        for docnum, mask in held.items():
+            share = shares.get(mask)
+            if share is None:
+                share = shares[mask] = sum(content_idfs[i] for i in range(self.units) if mask >> i & 1) / total
             if share <= 0.0:             # only function words: not a match
                 continue
+            score = summed[docnum] * share ** COORDINATION * self.boost
             if share >= 1.0 - 1e-9:
                 score += ALL_WORDS
             if (docnum in chinese_docs) == self.chinese:
                 score += SAME_LANGUAGE
             found[docnum] = score
         return found
+
+    def holds(self, number: int) -> int:
+        """The units subquery ``number`` stands for, one bit each (bit i: unit i): a unit itself, the
+        units a cover stands for, none for a proximity pair."""
+        if number < self.units:
+            return 1 << number
+        if number < self.units + len(self.covers):
+            return sum(1 << unit for unit in set(self.covers[number - self.units]))
+        return 0
+
+    def bears_content(self, number: int) -> bool:
+        """True when subquery ``number`` can make a document a match: it stands for a content unit. The
+        others (function words, proximity pairs) only add to the score of documents that another
+        subquery matches, so they need only be asked about those documents."""
+        mask = self.holds(number)
+        return any(self.content[i] for i in range(self.units) if mask >> i & 1)
 
 
 def plain(text: str) -> bool:

@@ -327,8 +327,8 @@ class SegmentScores:
             return self._phrase(query, scored, within)
         combine = getattr(query, "combine_scores", None)
         if combine is not None:             # search/bestmatch.py BestMatch
-            parts = [self.scores(q, scored, within) for q in query.subqueries]
-            found = combine(parts, self.scores(query.other_language, False, None))
+            found = combine(self._best_match_parts(query, scored, within),
+                            self.scores(query.other_language, False, None))
             return found if scored else dict.fromkeys(found, 0.0)
         if isinstance(query, ConstantScoreQuery):
             return dict.fromkeys(self.scores(query.child, False, within), query.score if scored else 0.0)
@@ -336,6 +336,23 @@ class SegmentScores:
             excluded = self.scores(query.query, False, within)
             return dict.fromkeys(self._all(within).difference(excluded), 1.0 if scored else 0.0)
         return self._whoosh(query, scored, within)
+
+    def _best_match_parts(self, query, scored: bool, within: Within | None) -> list[dict[int, float]]:
+        """Each subquery's scores for BestMatch.combine_scores; the subqueries that bear no content word
+        (function words, proximity pairs) are asked only about the documents the others match, the
+        only documents whose score they can change."""
+        numbers = range(len(query.subqueries))
+        parts: list = [None] * len(numbers)
+        for number in numbers:
+            if query.bears_content(number):
+                parts[number] = self.scores(query.subqueries[number], scored, within)
+        matched = set().union(*(part for part in parts if part is not None))
+        rest = Within(matched if within is None else within.docnums.intersection(matched))
+        for number in numbers:
+            if parts[number] is None:
+                found = self.scores(query.subqueries[number], scored, rest)
+                parts[number] = {docnum: score for docnum, score in found.items() if docnum in rest.docnums}
+        return parts
 
     def _and(self, clauses, scored: bool, within: Within | None) -> dict[int, float]:
         """An AND: its smallest clause is matched first and the others only within its documents; the
