@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import re
 import struct
 import zlib
 from bisect import bisect_right
@@ -357,14 +358,21 @@ def open_index(index_dir: Path):
 
 
 def exists(index_dir: Path) -> bool:
-    """True when index_dir's live generation holds a Whoosh index (its table of contents; segments may
-    still be damaged)."""
+    """True when index_dir's live generation holds a Whoosh index: a table of contents, named as Whoosh
+    names it (whoosh/index.py TOC: ``_MAIN_<generation>.toc``), is there. Nothing is opened or read (it
+    may still be damaged or name a schema class this version lacks: open_index() and searcher() say so),
+    so a cold search opens the index once, not three times."""
     try:
-        return whoosh_index.exists_in(str(index_folder.live(index_dir) / WHOOSH_DIR))
-    except DAMAGE:
-        return True          # a table of contents is there but unreadable: open_index() reports it
-    except (AttributeError, ImportError):
-        return True          # its pickled schema names a class this version lacks: searcher() says so
+        names = os.listdir(index_folder.live(index_dir) / WHOOSH_DIR)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True          # there but unreadable: open_index() reports it
+    return any(_TABLE_OF_CONTENTS.match(name) for name in names)
+
+
+# The file name of a Whoosh index's table of contents (whoosh/index.py TOC._filename; index name MAIN).
+_TABLE_OF_CONTENTS = re.compile(r"_MAIN_\d+\.toc\Z")
 
 
 def all_entries(index_dir: Path) -> Iterator[dict]:

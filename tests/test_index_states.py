@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from rulings.ingest.errors import DamagedIndex
 from rulings.search import catalog, folder, index
 from rulings.search.cli import cli
 
@@ -102,6 +103,21 @@ def still_holds_tenth(index_dir):
 
 COMMANDS = [["search", "flying"], ["card", "Ancestor's Chosen"], ["export"], ["mechanics"], ["stats"],
             ["sources"], ["show", "r-x"], ["remove", "x.json"], ["ingest"]]
+
+
+def test_an_index_exists_when_its_table_of_contents_is_there_whatever_it_holds(tenth_copy, tmp_path):
+    """index.exists reads no file: the real index is there; a garbled table of contents is still an index
+    (searching it is a one-line DamagedIndex); no table of contents, a missing folder: no index."""
+    assert index.exists(tenth_copy)
+    whoosh_dir = folder.live(tenth_copy) / index.WHOOSH_DIR
+    (toc,) = whoosh_dir.glob("_MAIN_*.toc")
+    toc.write_bytes(b"not a table of contents")
+    assert index.exists(tenth_copy)
+    with pytest.raises(DamagedIndex):
+        index.open_index(tenth_copy)
+    toc.unlink()
+    assert not index.exists(tenth_copy)
+    assert not index.exists(tmp_path / "nowhere")
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[0])
