@@ -216,13 +216,24 @@ def _keyword_use(text: str, start: int, end: int) -> bool:
 
 
 def _is_name(text: str, start: int, end: int) -> bool:
-    """A capitalised form in mid-sentence is a name (another card's: ``such as Evolving Wilds``)."""
+    """A capitalised form in mid-sentence is a name (another card's: ``such as Evolving Wilds``), except
+    where it is written as a keyword the way older rulings capitalised them: followed by "ability"
+    ("the Reach ability"), or had by an object and ending the phrase ("don't actually have Flying, so")."""
     if not text[start:start + 1].isupper() or start == 0:
         return False
     before = text[max(0, start - 3):start]
     if re.search(r"[.!?:(\"']\s*$|^\s*$", before) or text[start - 1:start] == "\n":
         return False
+    if _CAPITALISED_KEYWORD.search(text[max(0, start - 12):start]) and _PHRASE_END.match(text[end:end + 6]) \
+            or _ABILITY_AFTER.match(text[end:end + 12]):
+        return False
     return not re.match(r"\s*(?:\{|\d)", text[end:end + 3])
+
+
+# Older rulings capitalise keywords: "has Flying.", "gains Trample and", "the Reach ability".
+_CAPITALISED_KEYWORD = re.compile(r"\b(?:have|has|had|having|gains?|gained|loses?|lost|with|without)\s+$")
+_PHRASE_END = re.compile(r"\s*(?:[,.;:)]|and\b|or\b|$)")
+_ABILITY_AFTER = re.compile(r"\s+abilit(?:y|ies)\b")
 
 
 def _english(matcher: _Matcher, text: str) -> bool:

@@ -114,6 +114,16 @@ def test_other_card_names_in_mid_sentence_are_not_keywords():
     assert "evolve" not in mechanics_in("You may sacrifice a land such as Evolving Wilds to pay the cost.")
 
 
+def test_keywords_capitalised_as_older_rulings_write_them_are_keywords():
+    assert {"flying", "reach"} <= set(mechanics_in(
+        "Creatures with the Reach ability (such as Giant Spider) don't actually have Flying, so they can't block it."))
+    assert "morph" in mechanics_in("The trigger occurs when you use the Morph ability to turn the card face up.")
+    assert "trample" in mechanics_in("Each creature you control gains Trample and haste until end of turn.")
+    # a capitalised word had by an object but going on as a name stays a name
+    assert "storm" not in mechanics_in("If you have Storm Crow, you may tap it.")
+    assert "evolve" not in mechanics_in("You may sacrifice a land with Evolving Wilds to pay the cost.")
+
+
 def test_flash_and_flashback_are_different_words():
     flashback = mechanics_in("A spell cast using flashback will always be exiled afterward.")
     assert "flashback" in flashback and "flash" not in flashback
