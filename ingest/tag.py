@@ -53,8 +53,12 @@ _AFTER = re.compile(r"^(?:\s+(?:abilit(?:y|ies)|costs?|cards?|spells?|creatures?
 _SENTENCE_VERB = re.compile(r"^\s+(?:is|isn't|doesn't|does|can|can't|will|won't|works|only|applies|triggers|"
                             r"lets|allows|causes|checks|counts|was|has|means|represents|refers)\b")
 
-# Chinese keyword use: 具有/获得/失去 X, X异能, X费用, 「X」.
+# Chinese keyword use: 具有/获得/失去 X, X异能, X费用, 「X」. A word that is also a verb is the verb when
+# a particle or a demonstrative with its object follows (结附了灵气 "Auras attached", 结附于其上, 佩带此武具
+# "equipped with this Equipment"), unless it is quoted (「结附于生物」 is the keyword "enchant creature").
 _ZH_BEFORE = re.compile(r"(?:具有|具|获得|失去|有|带有|以|「|“|\"|和|与|及|、)$")
+_ZH_QUOTED = re.compile(r"[「“\"]$")
+_ZH_VERB_AFTER = re.compile(r"^(?:着|了|于|在|(?:此|该|这|那)(?:武具|灵气|生物|永久物|牌))")
 _ZH_AFTER = re.compile(r"^(?:异能|费用|能力|」|”|\"|的费用|指示物|牌|咒语|生物|动作|之|[0-9X{])")
 
 
@@ -259,7 +263,10 @@ def _chinese(matcher: _Matcher, text: str) -> bool:
         start, end = hit.span()
         if not matcher.zh_keyword_only:
             return True
-        if _ZH_BEFORE.search(text[max(0, start - 3):start]) or _ZH_AFTER.match(text[end:end + 4]):
+        if _ZH_AFTER.match(text[end:end + 4]):
+            return True
+        before = text[max(0, start - 3):start]
+        if _ZH_QUOTED.search(before) or _ZH_BEFORE.search(before) and not _ZH_VERB_AFTER.match(text[end:end + 4]):
             return True
     return False
 

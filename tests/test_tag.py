@@ -289,6 +289,17 @@ def test_everyday_chinese_names_need_keyword_context(shared):
     assert "abandon" in mechanics_in("你可以「终止」一个持续性阴谋。")
 
 
+def test_a_chinese_keyword_that_is_also_a_verb_is_the_verb_before_its_particle_or_object():
+    """结附 (enchant) and 佩带 (equip) are also the verbs "attached" and "equipped": a list of states
+    (有没有指示物、结附了灵气) or 佩带此武具的生物 is not about the keyword; quoted, it is the keyword."""
+    copy_state = "它不会复制下列状态：该生物是否为横置，它上面有没有指示物、结附了灵气、装备了武具。"
+    assert "enchant" not in mechanics_in(copy_state)
+    assert "equip" not in mechanics_in("它攻击的对象与佩带此武具的生物可以不一样。")
+    assert "enchant" in mechanics_in("每个魔符都是具有「结附于由你操控的生物」的灵气。")
+    assert "equip" in mechanics_in("你可以于任何你能施放法术的时机起动佩带异能。")
+    assert "support" in mechanics_in("你以支援此动作在单一目标上放置的+1/+1指示物仅限一个。")
+
+
 def test_x_in_a_cost_or_effect_is_x_costs():
     """Tag guidelines: x-costs is X in a cost or effect, the variable written as a capital X."""
     assert "x-costs" in mechanics_in("The copy remembers the value chosen for X.")
