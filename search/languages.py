@@ -24,7 +24,6 @@ sentence end (``.`` ``。`` ``!`` ``?``), so a phrase never matches across two s
 
 from __future__ import annotations
 
-import logging
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -207,6 +206,8 @@ def keep_segmenter_cache_in(folder: Path) -> None:
 def _jieba():
     """jieba with its dictionary loaded (jieba loads it at its first segmentation otherwise, and its
     word frequencies, read by _zh_uncached() before that, were empty for a process's first word)."""
+    import logging
+
     import jieba
     jieba.setLogLevel(logging.WARNING)
     if _SEGMENTER_CACHE and Path(_SEGMENTER_CACHE[0]).is_dir():
