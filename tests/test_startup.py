@@ -16,7 +16,9 @@ HEAVY = ("jieba", "opencc", "lingua", "datasketch", "docx", "pypdf", "bs4", "ijs
          # one; the other commands' modules (export's renderer among them) only when that command runs
          "rulings.search.catalog", "rulings.corpus", "platformdirs", "rulings.search.export",
          # Whoosh names these but a search never uses them (search/__init__.py)
-         "urllib.request", "http.client", "asyncio")
+         "urllib.request", "http.client", "asyncio",
+         # only jieba's log level needs it (search/languages.py)
+         "logging")
 
 PROGRAM = """
 import contextlib, io, json, sys
