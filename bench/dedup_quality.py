@@ -12,7 +12,8 @@ decision with both texts.
 
 ``--folds K`` measures the verifier's fitted settings honestly: the pairs are split into K folds
 so that the same ruling text is never in two folds (pairs sharing a text go together); for each
-fold the settings (FITTED: the learned alternations' least count, the least token similarity)
+fold the settings (FITTED: the learned alternations' least count, the least token similarity, the
+most words of a slip)
 are chosen on the other folds (the highest recall whose precision is at least TARGET_PRECISION,
 ties to the stricter setting) and the fold is decided with them. Prints the scores of those
 held-out decisions overall, per language and per labelling round (``P…`` first round, ``Q…``
@@ -135,7 +136,8 @@ def report(decided: list[tuple[dict, bool]], errors: bool = True) -> str:
 
 
 # the settings tried: (least pairs of a learned alternation, least token similarity); 10**6: none
-FITTED = [(pairs, similarity) for pairs in (2, 3, 4, 6, 10, 20, 10**6) for similarity in (0.45, 0.55, 0.65)]
+FITTED = [(pairs, similarity, slip) for pairs in (2, 3, 4, 6, 10, 20, 10**6) for similarity in (0.45, 0.55, 0.65)
+          for slip in (0, 1, 2)]
 TARGET_PRECISION = 0.99
 
 
@@ -168,19 +170,19 @@ def folds_of(pairs: list[dict], k: int) -> list[int]:
     return fold
 
 
-def decide_with(pairs: list[dict], setting: tuple[int, float]) -> list[tuple[dict, bool]]:
+def decide_with(pairs: list[dict], setting: tuple[int, float, int]) -> list[tuple[dict, bool]]:
     """decide() with the verifier's fitted settings set to ``setting`` (then restored)."""
-    saved = compare.MIN_ALTERNATION_PAIRS, compare.MIN_SIMILARITY
-    compare.MIN_ALTERNATION_PAIRS, compare.MIN_SIMILARITY = setting
+    saved = compare.MIN_ALTERNATION_PAIRS, compare.MIN_SIMILARITY, compare.SLIP_TOKENS
+    compare.MIN_ALTERNATION_PAIRS, compare.MIN_SIMILARITY, compare.SLIP_TOKENS = setting
     compare.alternations.cache_clear()
     try:
         return decide(pairs)
     finally:
-        compare.MIN_ALTERNATION_PAIRS, compare.MIN_SIMILARITY = saved
+        compare.MIN_ALTERNATION_PAIRS, compare.MIN_SIMILARITY, compare.SLIP_TOKENS = saved
         compare.alternations.cache_clear()
 
 
-def cross_validate(pairs: list[dict], k: int) -> tuple[list[tuple[dict, bool]], list[tuple[int, float]]]:
+def cross_validate(pairs: list[dict], k: int) -> tuple[list[tuple[dict, bool]], list[tuple[int, float, int]]]:
     """Held-out decisions of every pair (each fold decided with the settings fitted on the others)
     and the setting each fold chose."""
     fold = folds_of(pairs, k)
@@ -201,11 +203,12 @@ def cross_validate(pairs: list[dict], k: int) -> tuple[list[tuple[dict, bool]], 
     return [(pairs[i], held_out[i]) for i in range(len(pairs))], chosen
 
 
-def _quality(pairs: list[dict], decided: dict[int, bool], train: list[int], setting: tuple[int, float]) -> tuple:
+def _quality(pairs: list[dict], decided: dict[int, bool], train: list[int], setting: tuple[int, float, int]
+             ) -> tuple:
     """How good a setting is on the training pairs: precision reaching TARGET_PRECISION, then recall,
     then precision, then the stricter setting."""
     s = scores([(pairs[i]["label"] == "same", decided[i]) for i in train])
-    return (s.precision >= TARGET_PRECISION, s.recall, s.precision, setting[0], setting[1])
+    return (s.precision >= TARGET_PRECISION, s.recall, s.precision, setting[0], setting[1], -setting[2])
 
 
 def by_round(decided: list[tuple[dict, bool]]) -> str:
@@ -236,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.folds > 1:
         decided, chosen = cross_validate(pairs, args.folds)
         print(f"{args.folds}-fold cross-validation (each fold decided with the settings fitted on the others)")
-        print("settings chosen per fold (least alternation pairs, least similarity):", chosen)
+        print("settings chosen per fold (least alternation pairs, least similarity, most slip words):", chosen)
         print(by_round(decided))
         print(report(decided, errors=not args.no_errors))
         return 0

@@ -343,17 +343,19 @@ def _hard_difference(fa: Form, fb: Form) -> tuple[Counter, Counter]:
     cancels (a word deleted in one place and inserted in another)."""
     ta, tb = fa.tokens, fb.tokens
     soft = _ZH_SOFT if fa.zh else _en_soft_stems()
-    left_a: list[str] = []
-    left_b: list[str] = []
+    spans: list[tuple[str, list[str], list[str]]] = []
     for i1, i2, j1, j2 in _chunks(ta, tb):
         ha = [t for t in ta[i1:i2] if t not in soft]
         hb = [t for t in tb[j1:j2] if t not in soft]
         if not ha and not hb:
             continue
-        if span_kind(fa.zh, ta, tb, (i1, i2, j1, j2), ha, hb) in MAY_DIFFER:
-            continue
-        left_a += ha
-        left_b += hb
+        kind = span_kind(fa.zh, ta, tb, (i1, i2, j1, j2), ha, hb)
+        if kind not in MAY_DIFFER:
+            spans.append((kind, ha, hb))
+    if _one_slip(spans, ta, tb):
+        spans = []
+    left_a = [t for _, ha, _ in spans for t in ha]
+    left_b = [t for _, _, hb in spans for t in hb]
     if not left_a or not left_b:            # nothing can cancel
         return Counter(left_a), Counter(left_b)
     count_a, count_b = Counter(left_a), Counter(left_b)
@@ -362,6 +364,19 @@ def _hard_difference(fa: Form, fb: Form) -> tuple[Counter, Counter]:
 
 
 MAY_DIFFER = frozenset(["referent", "alternation"])
+SLIP_TOKENS = 1            # a slip: at most this many hard tokens each side (fitted likewise)
+SLIP_CONTEXT = 12          # in rulings of at least this many tokens
+
+
+def _one_slip(spans: list[tuple[str, list[str], list[str]]], ta, tb) -> bool:
+    """True when the only span left that matters is one content word against one (or none) in rulings
+    that otherwise agree word for word over at least SLIP_CONTEXT tokens: a wording or translation
+    variant ("rather than" / "instead of", 相应 / 对应), the guidelines' "wording only". Never a guard
+    word (span_kind says "guard" for those), and never two such spans."""
+    if len(spans) != 1 or min(len(ta), len(tb)) < SLIP_CONTEXT:
+        return False
+    kind, ha, hb = spans[0]
+    return kind == "content" and len(ha) <= SLIP_TOKENS and len(hb) <= SLIP_TOKENS
 
 
 def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str], hb: list[str]) -> str:
@@ -472,6 +487,8 @@ _EN_GUARD_WORDS = (
     "each every all target other another only additional more less fewer greater least most "
     "turn step phase upkeep combat end cleanup beginning next power toughness mana life damage "
     "permanent token emblem ability nontoken noncreature nonland lethal")
+# A "non-" word says which objects (nonbasic, nonlegendary, noncombat, nonhuman): a guard like its stem.
+_NON_WORD = re.compile(r"non[a-z]{3,}")
 _ZH_GUARD = re.compile(
     "生物|神器|结界|鹏洛客|永久物|瞬间|法术|衍生物|战役|部族|徽记|灵气|武具|载具|"
     "战场|坟墓场|手牌|牌库|放逐区|堆叠|统帅区|"
@@ -508,7 +525,7 @@ def guard_words(zh: bool, tokens, start: int, end: int, hard: list[str]) -> Coun
     (a word may be cut by the alignment: 永久物 against 生物 differ in 永久 against 生)."""
     if not zh:
         stems = _en_guard_stems()
-        return Counter(t for t in hard if t in stems)
+        return Counter(t for t in hard if t in stems or _NON_WORD.match(t))
     around = "".join(tokens[max(0, start - 2):end + 2])
     return Counter(_ZH_GUARD.findall(around)) + Counter(_zh_mechanic_names().findall(around))
 

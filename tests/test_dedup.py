@@ -350,3 +350,20 @@ def test_verifier_span_kinds():
     assert not verdict("该生物获得警戒异能直到回合结束。", "该生物获得践踏异能直到回合结束。").same      # mechanic
     assert verdict("如果你以这种方式施放咒语，则你可以支付额外费用。",
                    "如果你以这种方式施放牌，则你可以支付额外费用。").same
+
+
+def test_one_word_slip_in_a_long_ruling_is_the_same_ruling():
+    """A single content word against another (or none) where the rest of a ruling of at least
+    SLIP_CONTEXT tokens agrees word for word is a wording variant (ingest/compare.py _one_slip); a
+    guard word, a "non-" word, two slips, or a short ruling keep the pair apart."""
+    long_a = ("The choice of creature type is made as the creature enters. Players can't respond to this choice. "
+              "The bonus starts applying immediately.")
+    assert verdict(long_a, long_a.replace("respond to", "react to")).same
+    assert not verdict(long_a, long_a.replace("respond to", "react to").replace("immediately", "later")).same
+    assert not verdict("If a land has an ability that triggers when it enters, it will lose that ability before it "
+                       "triggers.", "If a nonbasic land has an ability that triggers when it enters, it will lose "
+                       "that ability before it triggers.").same                      # nonbasic: a guard
+    assert not verdict(long_a, long_a.replace("creature type", "artifact type")).same   # object type: a guard
+    assert not verdict("Players can't respond to this choice.", "Players can't react to this choice.").same
+    assert verdict("如果在你施放该咒语后，但在其结算之前，其中任一目标已不合法，则另一个目标仍会受到相应的影响。",
+                   "如果在你施放该咒语后，但在其结算之前，其中任一目标已不合法，则另一个目标仍会受到对应之影响。").same
