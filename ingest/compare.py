@@ -32,11 +32,13 @@ from rapidfuzz.distance import Indel
 # below this token-sequence similarity two texts are never the same (fitted: bench/dedup_quality.py --folds 5)
 MIN_SIMILARITY = 0.65
 PLACEHOLDER = "~"
+# another card named in the text (a card name of TABLES["names"]), see _mask_other_cards
+OTHER_CARD = "@"
 
 _CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
 _CJK = re.compile(f"[{_CJK_CHAR}]")
 _TOKEN = re.compile(
-    rf"\{{[^}}]*\}}|[+-]?[\dx*]+/[+-]?[\dx*]+|[+-]?\d+|~|[a-z]+(?:'[a-z]+)*|[{_CJK_CHAR}]")
+    rf"\{{[^}}]*\}}|[+-]?[\dx*]+/[+-]?[\dx*]+|[+-]?\d+|~|@|[a-z]+(?:'[a-z]+)*|[{_CJK_CHAR}]")
 _PT = re.compile(r"^[+-]?[\dx*]+/[+-]?[\dx*]+$")
 
 # --- English comparison form -------------------------------------------------------------
@@ -57,11 +59,22 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     (r"^(?:to proliferate|(?:each time|whenever) you proliferate)\b", "when you proliferate", ("proliferate",)),
     (r",? and not of its effects (?:will )?happen", "", ("effects",)),
     (r"\bthe entire\b", "the", ("entire",)),
+    # an emblem's ability for the card's own ("~'s emblem's triggered ability"; the emblem a
+    # planeswalker makes, CR 114)
+    (r"~(?:'s)? emblem's\b", "~'s", ("emblem",)),
     # the subject's ability named by pointer: "~'s triggered ability", "the last ability of ~", "the third mode"
     (r"(?:~(?:'s)?|\bthe|\bits|\bthis|\bthat) (?:(?!or\b|and\b|spell\b|mana\b|other\b|same\b|own\b|new\b)"
      r"[a-z-]+ ){0,2}?(?:ability|mode)(?: of ~)?\b", "~", ("ability", "mode")),
     (r"~(?:'s)? effect\b|\bthe effects? of ~", "~", ("effect",)),
     (r"\brather than\b", "instead of", ("rather than",)),
+    # typography of the "non-" prefix (CR 205.4b: "noncreature", "non-Aura")
+    (r"\bnon-(?=[a-z])", "non", ("non-",)),
+    # the illegal-target template (CR 608.2b): "if either target is an illegal target" / "if either
+    # or both targets are illegal"
+    (r"\b(?:is|are) (?:an )?illegal targets?\b", "is illegal", ("illegal",)),
+    (r"\beither or both\b", "either", ("either or both",)),
+    # the card cast by the effect named by where it was cast from or by "this way" (issue 22)
+    (r"\b(cast|play)(s|ed|ing)? (?:this way|from exile)\b", r"\1\2 this way", ("this way", "from exile")),
     # template generations of the Oracle wording (the same rule said in each one's words):
     # "doesn't resolve" for "is countered" on resolution (CR 608.2b), "tries to resolve" for "resolves"
     (r"\b(?:is|be) countered(?: on resolution)?\b", "do not resolve", ("countered",)),
@@ -78,7 +91,7 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     (r"\bchoose to cast (?:it|~|the card|that card|the spell) for\b", "pay", ("choose to cast",)),
     (r"\bif you want to\b", "to", ("want to",)),
     # a trailing purpose clause that adds nothing ("those must be paid to cast the card.")
-    (r",? (?:in order )?to cast (?:the|that|this) (?:card|spell)(?=[.]|$)", "", ("to cast",)),
+    (r",? (?:in order )?to cast (?:(?:the|that|this) (?:card|spell)|it|~)(?=[.]|$)", "", ("to cast",)),
     (r"\b(?:goes|went|gone|going) to\b", "go to", ("goes to", "went to", "gone to", "going to")),
 ]]
 _EN_ILLUSTRATIVE = [(re.compile(p), literals) for p, literals in [
@@ -134,7 +147,8 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     (r"[,，]?且其所有效应都不会生效", ""),
     (r"即使|即便|纵使", "就算"),
     (r"整个", ""),
-    (r"(?:~的|~之|~|其)(?:第[一二三四五六]个|最后一个)?(?:触发式|起动式|静止式|激怒|章节|忠诚)?异能", "~"),
+    (r"(?:~的|~之|~|其)(?:徽记(?:的|之)?)?(?:第[一二三四五六]个|最后一个)?(?:触发式|起动式|静止式|激怒|章节|忠诚)?异能",
+     "~"),
     # template generations, as in English: 法术力值 (mana value) for 总法术力费用 (converted mana cost),
     # 试图结算 (tries to resolve) for 结算, 被置入 (is put into) for 进入, 贴附 for 结附 (attached)
     (r"总法术力费用", "法术力值"),
@@ -149,6 +163,7 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     (r"[,，]?才(?:能|可以)施放(?:此|该)(?:牌|咒语)(?=[.。]|$)", ""),
     (r"无法", "不能"),
     (r"并非", "不是"),
+    (r"选择", "选"),      # "choose" said in two characters or one (所选择的 / 所选)
 ]]
 # (the matching form writes Chinese full stops and commas as ASCII ones: ingest/normalise.py)
 _ZH_ILLUSTRATIVE = [(re.compile(p), None) for p in [
@@ -233,7 +248,7 @@ def compare_form(match: str) -> Form:
     Cached for repeated same_ruling() calls; Grouper forms each new text once and
     keeps its leaders' forms itself, so the cache need not hold a corpus."""
     zh = is_chinese(match)
-    text = _apply(_ZH_REWRITES if zh else _EN_REWRITES, match)
+    text = _apply(_ZH_REWRITES, match) if zh else _apply(_EN_REWRITES, _mask_other_cards(match))
     whole = tokens(text)
     for pattern, literals in (_ZH_ILLUSTRATIVE if zh else _EN_ILLUSTRATIVE):
         if literals is None or any(literal in text for literal in literals):
@@ -252,6 +267,47 @@ def compare_form(match: str) -> Form:
                             if literal in text and pattern.search(text))
         content = [_stem(t) if t[0].isalpha() else t for t in content]
     return Form(tuple(content), tuple(sorted(guards.items())), effects, zh)
+
+
+_WORD = re.compile(r"[a-z][a-z'-]*")
+
+
+@lru_cache(maxsize=1)
+def _names_by_first() -> dict[str, tuple[str, ...]]:
+    """TABLES["names"] by first word, longest name first."""
+    table: dict[str, list[str]] = {}
+    for name in _tables().get("names", ()):
+        first = _WORD.match(name)
+        if first:
+            table.setdefault(first.group(0), []).append(name)
+    return {first: tuple(sorted(names, key=len, reverse=True)) for first, names in table.items()}
+
+
+def _mask_other_cards(text: str) -> str:
+    """Each other card's name (TABLES["names"]: two or more words, never written in lower case by
+    a ruling) replaced by OTHER_CARD: an example card swapped for another ("1 life from Vicious
+    Rumors" / "1 life from Ajani's Welcome") then reads the same (guidelines: a different example
+    card is the same ruling)."""
+    table = _names_by_first()
+    parts: list[str] = []
+    done = 0
+    for word in _WORD.finditer(text):
+        start = word.start()
+        if start < done or word.group(0) not in table or text[start - 1:start] in ("'", "~"):
+            continue
+        for name in table[word.group(0)]:
+            end = start + len(name)
+            if text.startswith(name, start) and not (text[end:end + 1].isalnum() or text[end:end + 1] == "-"):
+                parts += [text[done:start], OTHER_CARD]
+                done = end
+                break
+    return "".join(parts) + text[done:] if parts else text
+
+
+def clear_caches() -> None:
+    """Forget the cached tables and forms (after TABLES is rewritten: scripts/derive_dedup_tables.py)."""
+    for cached in (_tables, alternations, _names_by_first, compare_form, _en_guard_stems):
+        cached.cache_clear()
 
 
 @lru_cache(maxsize=100_000)
@@ -380,15 +436,65 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
     ca, cb = ta[i1:i2], tb[j1:j2]
     if zh and _is_name_swap(ca, ha, cb, hb):
         return "referent"
+    if {tuple(ha), tuple(hb)} == {(OTHER_CARD,), ()} and PLACEHOLDER in (cb if ha else ca):
+        return "referent"           # the subject called by its own name where the card field names another
     if _names_subject(zh, ca, ha, cb, hb) or _names_subject(zh, cb, hb, ca, ha):
         return "referent"
     if (not hb and _restated(ca, ha, ta, i1, i2)) or (not ha and _restated(cb, hb, tb, j1, j2)):
         return "referent"
+    if _names_controller(zh, ca, ha, cb, hb) or _names_controller(zh, cb, hb, ca, ha):
+        return "referent"
+    if not zh and _copy_modifier(ta, i1, ha, tb, j1, hb):
+        return "referent"
+    if not zh and {tuple(ha), tuple(hb)} <= _MODAL_SWAP and ha != hb:
+        return "alternation"
     if guard_words(zh, ta, i1, i2, ha) != guard_words(zh, tb, j1, j2, hb):
         return "guard"
-    if (tuple(ha), tuple(hb)) in alternations("zh" if zh else "en"):
+    table = alternations("zh" if zh else "en")
+    if (tuple(ha), tuple(hb)) in table:
         return "alternation"
+    # learned function words (spans that alternate with nothing) left out, the rest classified again
+    fa = [t for t in ha if ((), (t,)) not in table]
+    fb = [t for t in hb if ((), (t,)) not in table]
+    if (fa, fb) != (ha, hb):
+        if not fa and not fb:
+            return "alternation"
+        return span_kind(zh, ta, tb, chunk, fa, fb)
     return "content"
+
+
+# "will" against "can" in the same statement ("~'s ability will copy" / "can copy"): both say what
+# the rule allows to happen; "may" and "must" (choice, obligation) are not in it
+_MODAL_SWAP = frozenset([("can",), ("will",), ()])
+# the controller of the subject called by role against "you" (guidelines: the subject named another
+# way): "its controller", "the controller of the copy", "that spell's controller" / 其操控者, 该咒语的操控者
+_EN_CONTROLLER = re.compile(r"(?:its|it|the|that|this|~) (?:(?:spell|copi|token|creatur|perman|abil|~) )?(?:s )?control"
+                            r"(?: of (?:the|that|this|it) (?:spell|copi|token|creatur|perman|abil))?")
+_ZH_CONTROLLER = re.compile(r"(?:其|该|此)?(?:咒语|复制品|衍生物|生物|永久物|异能)?的?操控者")
+
+
+def _names_controller(zh: bool, chunk, hard, other, other_hard) -> bool:
+    """"you" on one side against the subject's controller named by role on the other."""
+    if other_hard or not hard:
+        return False
+    if zh:
+        return "你" in other and bool(_ZH_CONTROLLER.fullmatch("".join(chunk)))
+    return "you" in other and bool(_EN_CONTROLLER.fullmatch(" ".join(chunk)))
+
+
+# words a copy effect's rulings call the object copied by ("the original spell", "the targeted
+# spell", "the chosen creature", "the copied creature": the same object named another way)
+_COPY_MODIFIERS = frozenset(["origin", "target", "choos", "copi"])
+
+
+def _copy_modifier(ta, i1, ha, tb, j1, hb) -> bool:
+    """One copy-object modifier against another, each after "the" or "that" (a noun phrase
+    naming the copied object), in a ruling that speaks of copying."""
+    if len(ha) != 1 or len(hb) != 1 or ha[0] not in _COPY_MODIFIERS or hb[0] not in _COPY_MODIFIERS:
+        return False
+    if not (i1 and j1 and ta[i1 - 1] in ("the", "that") and tb[j1 - 1] in ("the", "that")):
+        return False
+    return "copi" in ta and "copi" in tb
 
 
 def _chunks(ta, tb) -> list[tuple[int, int, int, int]]:
@@ -500,6 +606,12 @@ def _zh_mechanic_names() -> re.Pattern:
     mechanics = json.loads((Path(__file__).parent / "data" / "mechanics.json").read_text(encoding="utf-8"))
     names = sorted({name for m in mechanics for name in m["zh"] if len(name) >= 2}, key=len, reverse=True)
     return re.compile("|".join(map(re.escape, names)))
+
+
+def rules_words() -> set[str]:
+    """English words of the guard classes written in this module (zones, players, actions, ...) and
+    the counter kinds: what a one-word card name must not be to be masked (scripts/derive_dedup_tables.py)."""
+    return set(_EN_GUARD_WORDS.split()) | set(_COUNTER_KINDS) | set(_NUMBER_WORDS)
 
 
 def guard_words(zh: bool, tokens, start: int, end: int, hard: list[str]) -> Counter:
