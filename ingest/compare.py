@@ -6,15 +6,19 @@ updates, the subject named another way and purely illustrative examples may diff
 ``Ruling.match`` (the folded form with the ruling's own card name replaced by ``~``, see
 ingest/normalise.py):
 
-1. comparison form (``compare_form``): template rewrites ("enters the battlefield" -> "enters",
-   "To/Each time you proliferate" -> "When you proliferate", "the triggered ability of ~" -> "~",
-   negation contractions spelled out), illustrative spans ("(such as X)", "such as X",
-   "For example, ..." sentences) set aside, then tokens: English words (stemmed) and symbols,
-   Chinese characters.
+1. comparison form (``compare_form``): other cards' names (TABLES["names"]) masked as ``@``,
+   template rewrites ("enters the battlefield" -> "enters", "To/Each time you proliferate" ->
+   "When you proliferate", "the triggered ability of ~" / "~'s emblem's ability" -> "~", "is an
+   illegal target" -> "is illegal", "cast from exile" -> "cast this way", negation contractions
+   spelled out), illustrative spans ("(such as X)", "such as X", "For example, ..." sentences)
+   set aside, then tokens: English words (stemmed) and symbols, Chinese characters.
 2. verifier (``same_ruling``, ``verify``): guard tokens must be equal (numbers and number words,
    signed P/T modifiers, mana and game symbols, counter kinds, negations, named effects); then
-   the two token sequences are aligned and every differing span must be a soft word (articles,
-   pronouns, auxiliaries, ``~``), a restated referent, or cancel against a word moved elsewhere.
+   the two token sequences are aligned and every differing span is classified (``span_kind``):
+   soft words (articles, pronouns, auxiliaries, ``~``), a referent (the subject, its controller
+   or the copied object named another way, a pronoun for a definite noun phrase), a learned
+   alternation or function word (TABLES["alternations"]), "will"/"can", else guard or content;
+   what is left must cancel against a word moved elsewhere.
 """
 
 from __future__ import annotations
@@ -109,7 +113,7 @@ _EN_SOFT = frozenset(
     "will would shall be is are was were been being do does did has have had "
     "then if and of to for by with as at on in from any also which who just so there still "
     "you your yours another however instead "
-    "he she him her his hers or both either even when while already".split())
+    "he she him her his hers or even when while already".split())
 # Counter kinds named in rulings (CR 122); a P/T modifier before "counter" is a kind too.
 _COUNTER_KINDS = frozenset(
     "loyalty shield poison energy experience charge time ice oil stun lore level quest fade age blood "
@@ -283,17 +287,23 @@ def _names_by_first() -> dict[str, tuple[str, ...]]:
     return {first: tuple(sorted(names, key=len, reverse=True)) for first, names in table.items()}
 
 
+# a name after these is what the effect acts on ("you won't search for Ral, Caller of Storms",
+# "a card named X"), not an example: it stays spelled out
+_OBJECT_OF = ("for ", "named ")
+
+
 def _mask_other_cards(text: str) -> str:
-    """Each other card's name (TABLES["names"]: two or more words, never written in lower case by
-    a ruling) replaced by OTHER_CARD: an example card swapped for another ("1 life from Vicious
-    Rumors" / "1 life from Ajani's Welcome") then reads the same (guidelines: a different example
-    card is the same ruling)."""
+    """Each other card's name (TABLES["names"]: never written in lower case by a ruling, not a rules
+    word) replaced by OTHER_CARD, except after _OBJECT_OF: an example card swapped for another
+    ("1 life from Vicious Rumors" / "1 life from Ajani's Welcome", "such as that of Tormenting Voice")
+    then reads the same (guidelines: a different example card is the same ruling)."""
     table = _names_by_first()
     parts: list[str] = []
     done = 0
     for word in _WORD.finditer(text):
         start = word.start()
-        if start < done or word.group(0) not in table or text[start - 1:start] in ("'", "~"):
+        if (start < done or word.group(0) not in table or text[start - 1:start] in ("'", "~")
+                or text[max(0, start - 6):start].endswith(_OBJECT_OF)):
             continue
         for name in table[word.group(0)]:
             end = start + len(name)
@@ -442,6 +452,8 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
         return "referent"
     if (not hb and _restated(ca, ha, ta, i1, i2)) or (not ha and _restated(cb, hb, tb, j1, j2)):
         return "referent"
+    if _pronoun_for(zh, ca, ha, cb, hb) or _pronoun_for(zh, cb, hb, ca, ha):
+        return "referent"
     if _names_controller(zh, ca, ha, cb, hb) or _names_controller(zh, cb, hb, ca, ha):
         return "referent"
     if not zh and _copy_modifier(ta, i1, ha, tb, j1, hb):
@@ -461,6 +473,22 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
             return "alternation"
         return span_kind(zh, ta, tb, chunk, fa, fb)
     return "content"
+
+
+# a pronoun against a short definite noun phrase of an object class (guidelines: "it" vs "they", a
+# pronoun for a repeated subject): "it" / "this ability", 它 / 此异能, 其中 / 该异能的
+_PRONOUNS = {"en": frozenset(["it", "they", "them", "itself"]), "zh": frozenset("它其他她")}
+_EN_DEFINITE_NP = re.compile(r"(?:this|that|the|these|those) (?:abil|spell|creatur|perman|card|token|copi|object)")
+_ZH_DEFINITE_NP = re.compile(r"(?:此|该|这)(?:个|一)?(?:异能|咒语|生物|牌|永久物|衍生物|牌手|复制品)们?的?")
+
+
+def _pronoun_for(zh: bool, chunk, hard, other, other_hard) -> bool:
+    """A definite noun phrase naming an object class on one side, a pronoun alone on the other."""
+    if other_hard or not hard or not any(t in _PRONOUNS["zh" if zh else "en"] for t in other):
+        return False
+    if zh:
+        return bool(_ZH_DEFINITE_NP.fullmatch("".join(chunk)))
+    return bool(_EN_DEFINITE_NP.fullmatch(" ".join(chunk)))
 
 
 # "will" against "can" in the same statement ("~'s ability will copy" / "can copy"): both say what
