@@ -44,8 +44,8 @@ from rulings.ingest.read import read_files, walk  # noqa: E402
 CR = Path("realdata/comprules-rulesraker/MagicCompRules.txt")
 MIN_PAIR_SIMILARITY = 0.7      # texts less alike than this are not "otherwise identical"
 MAX_SPAN = {"en": 3, "zh": 4}  # longest side of an alternation, in hard tokens (a short phrase)
-# longest span against nothing: a Chinese particle or adverb is a character or two (些, 依旧), while
-# an English word outside the soft words is content, so English learns no insertion
+# longest span against nothing: a Chinese particle or adverb is a character or two (些, 依旧); an
+# English function word outside the soft words is one word ("into", "considered to be" -> consid)
 MAX_INSERTION = {"en": 1, "zh": 2}
 MIN_STORED_PAIRS = 2
 _TYPE_RULES = re.compile(r"^(205\.2a|205\.3[g-km]|205\.4a) (.*)$")
