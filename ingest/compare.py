@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -60,6 +60,8 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     (r"\b(you|they|we)'(?:re|ll|ve)\b", r"\1", ("'re", "'ll", "'ve")),
     (r"\b(?:no one|nobody|none|nothing|never|neither|nor|no)\b", "not", ("no", "ne")),
     (r"\b(enters?|entered|entering)[ -]the[ -]battlefield\b", r"\1", ("battlefield",)),
+    # "is put onto the battlefield" for "enters" (a zone change said either way, CR 603.6a)
+    (r"\b(?:is|are|was|were|be) put onto the battlefield\b", "enters", ("put onto",)),
     (r"^(?:to proliferate|(?:each time|whenever) you proliferate)\b", "when you proliferate", ("proliferate",)),
     (r",? and not of its effects (?:will )?happen", "", ("effects",)),
     (r"\bthe entire\b", "the", ("entire",)),
@@ -98,6 +100,8 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     (r",? (?:in order )?to cast (?:(?:the|that|this) (?:card|spell)|it|~)(?=[.]|$)", "", ("to cast",)),
     (r"\b(?:goes|went|gone|going) to\b", "go to", ("goes to", "went to", "gone to", "going to")),
 ]]
+# a moved condition: "If X, Y." said "Y if X." (Form.moved: the sentence's clauses the other way round)
+_MOVED_IF = re.compile(r"(?:^|(?<=[.!?] ))if ([^,.;:()\"]+), (?:then )?([^.;:()\"]+)(?=[.;]|$)")
 _EN_ILLUSTRATIVE = [(re.compile(p), literals) for p, literals in [
     (r"\((?:also |as )?(?:such as|like|with|for example|for instance|e\.g\.|including)\b[^)]*\)", ("(",)),
     (r",? such as [^.;,()]*", ("such as",)),
@@ -191,13 +195,16 @@ class Form:
     """Comparison form of one matching-form text.
 
     tokens: content tokens in order (illustrative spans removed); guards: multiset
-    of guard tokens over the whole text; effects: named effects mentioned; zh: Chinese.
+    of guard tokens over the whole text; effects: named effects mentioned; zh: Chinese;
+    moved: the tokens with each sentence "if X, Y" said "Y if X" (English), None when no
+    sentence is of that shape.
     """
 
     tokens: tuple[str, ...]
     guards: tuple[tuple[str, int], ...]
     effects: frozenset[str]
     zh: bool
+    moved: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -270,6 +277,11 @@ def compare_form(match: str) -> Form:
         effects = frozenset(name for pattern, name, literal in _EN_EFFECTS
                             if literal in text and pattern.search(text))
         content = [_stem(t) if t[0].isalpha() else t for t in content]
+        if "if " in text:
+            moved_text = _MOVED_IF.sub(r"\2 if \1", text)
+            if moved_text != text:
+                moved = tuple(_stem(t) if t[0].isalpha() else t for t in tokens(moved_text))
+                return Form(tuple(content), tuple(sorted(guards.items())), effects, zh, moved)
     return Form(tuple(content), tuple(sorted(guards.items())), effects, zh)
 
 
@@ -354,10 +366,32 @@ def same_ruling(a: str, b: str) -> Verdict:
     return verify(compare_form(a), compare_form(b))
 
 
+def _moved(fa: Form, fb: Form) -> tuple[Form, Form] | None:
+    """The two forms with one side's "if" clauses moved, when exactly one side has such a sentence
+    (the other may say "Y if X"); None otherwise."""
+    if (fa.moved is None) == (fb.moved is None):
+        return None
+    if fa.moved is not None:
+        return replace(fa, tokens=fa.moved, moved=None), fb
+    return fa, replace(fb, tokens=fb.moved, moved=None)
+
+
 def verify(fa: Form, fb: Form, explain: bool = True) -> Verdict:
     """same_ruling() on two comparison forms. explain=False leaves out the reasons that
     name the differing tokens (reason None; the decision and similarity are the same),
-    which is what most refusals cost when nobody reads them."""
+    which is what most refusals cost when nobody reads them. A refused pair is tried once more
+    with a moved "if" clause (Form.moved)."""
+    verdict = _verify(fa, fb, explain)
+    if not verdict.same and fa.zh == fb.zh:
+        moved = _moved(fa, fb)
+        if moved is not None:
+            again = _verify(*moved, explain)
+            if again.same:
+                return again
+    return verdict
+
+
+def _verify(fa: Form, fb: Form, explain: bool) -> Verdict:
     sim = Indel.normalized_similarity(fa.tokens, fb.tokens)
     if fa.zh != fb.zh:
         return Verdict(False, sim, "different language")
@@ -383,6 +417,15 @@ def judge(fa: Form, fb: Form) -> tuple[bool, float]:
     """verify(fa, fb, explain=False)'s decision and similarity, without making a Verdict (the
     placing loop's hot path: a candidate pair is judged here, and only a refused pair close
     enough for a Related link goes through verify() for its reason)."""
+    same, sim = _judge(fa, fb)
+    if not same and (fa.moved is None) != (fb.moved is None):
+        again = _judge(*_moved(fa, fb))
+        if again[0]:
+            return again
+    return same, sim
+
+
+def _judge(fa: Form, fb: Form) -> tuple[bool, float]:
     sim = Indel.normalized_similarity(fa.tokens, fb.tokens)
     if fa.zh != fb.zh or sim < MIN_SIMILARITY or fa.guards != fb.guards or fa.effects != fb.effects:
         return False, sim
@@ -477,8 +520,9 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
 
 # a pronoun against a short definite noun phrase of an object class (guidelines: "it" vs "they", a
 # pronoun for a repeated subject): "it" / "this ability", 它 / 此异能, 其中 / 该异能的
-_PRONOUNS = {"en": frozenset(["it", "they", "them", "itself"]), "zh": frozenset("它其他她")}
-_EN_DEFINITE_NP = re.compile(r"(?:this|that|the|these|those) (?:abil|spell|creatur|perman|card|token|copi|object)")
+_PRONOUNS = {"en": frozenset(["it", "they", "them", "itself", "he", "she", "him", "her"]), "zh": frozenset("它其他她")}
+_EN_DEFINITE_NP = re.compile(
+    r"(?:this|that|the|these|those) (?:abil|spell|creatur|perman|card|token|copi|object|player)")
 _ZH_DEFINITE_NP = re.compile(r"(?:此|该|这)(?:个|一)?(?:异能|咒语|生物|牌|永久物|衍生物|牌手|复制品)们?的?")
 
 

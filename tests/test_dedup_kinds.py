@@ -147,3 +147,14 @@ def test_chinese_pronoun_and_choose_in_one_character():
                    "当此衍生物进战场时，所复制的永久物之任何进战场异能都会触发。所选永久物上面任何异能也都会生效。").same
     assert verdict("即使该咒语被反击，它仍会结算。", "即使该咒语被反击，此异能仍会结算。").same
     assert not verdict("即使该咒语被反击，此生物仍会结算。", "即使该咒语被反击，此异能仍会结算。").same
+
+
+def test_moved_condition_and_pronoun_for_that_player():
+    assert verdict("If the target creature leaves the battlefield, you won't gain life.",
+                   "You won't gain life if the target creature leaves the battlefield.").same
+    assert not verdict("If the target creature leaves the battlefield, you won't gain life.",
+                       "You won't gain life if the target creature enters the battlefield.").same
+    assert verdict("If that player controls no creatures, the ability does nothing.",
+                   "If he or she controls no creatures, the ability does nothing.").same
+    assert not verdict("If that opponent controls no creatures, the ability does nothing.",
+                       "If you control no creatures, the ability does nothing.").same
