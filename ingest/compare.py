@@ -47,6 +47,8 @@ _PT = re.compile(r"^[+-]?[\dx*]+/[+-]?[\dx*]+$")
 
 # --- English comparison form -------------------------------------------------------------
 
+_DIGIT_WORDS = "zero one two three four five six seven eight nine ten".split()
+
 # (pattern, replacement, literals): the pattern is tried only when one of the literals occurs in the
 # text (every match contains one of them; most texts need few of the rewrites, and a substring test is
 # far cheaper than a regular-expression scan)
@@ -67,7 +69,7 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     (r"\bthe entire\b", "the", ("entire",)),
     # an emblem's ability for the card's own ("~'s emblem's triggered ability"; the emblem a
     # planeswalker makes, CR 114)
-    (r"~(?:'s)? emblem's\b", "~'s", ("emblem",)),
+    (r"~(?:'s)? emblem\b", "~", ("emblem",)),
     # the subject's ability named by pointer: "~'s triggered ability", "the last ability of ~", "the third mode"
     (r"(?:~(?:'s)?|\bthe|\bits|\bthis|\bthat) (?:(?!or\b|and\b|spell\b|mana\b|other\b|same\b|own\b|new\b)"
      r"[a-z-]+ ){0,2}?(?:ability|mode)(?: of ~)?\b", "~", ("ability", "mode")),
@@ -99,6 +101,9 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     # a trailing purpose clause that adds nothing ("those must be paid to cast the card.")
     (r",? (?:in order )?to cast (?:(?:the|that|this) (?:card|spell)|it|~)(?=[.]|$)", "", ("to cast",)),
     (r"\b(?:goes|went|gone|going) to\b", "go to", ("goes to", "went to", "gone to", "going to")),
+    # a number said in words or in digits ("x is 0" / "x is considered to be zero")
+    (r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten)\b",
+     lambda number: str(_DIGIT_WORDS.index(number.group(0))), None),
 ]]
 # a moved condition: "If X, Y." said "Y if X." (Form.moved: the sentence's clauses the other way round)
 _MOVED_IF = re.compile(r"(?:^|(?<=[.!?] ))if ([^,.;:()\"]+), (?:then )?([^.;:()\"]+)(?=[.;]|$)")

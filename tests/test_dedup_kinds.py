@@ -158,3 +158,13 @@ def test_moved_condition_and_pronoun_for_that_player():
                    "If he or she controls no creatures, the ability does nothing.").same
     assert not verdict("If that opponent controls no creatures, the ability does nothing.",
                        "If you control no creatures, the ability does nothing.").same
+
+
+def test_number_in_words_or_digits_and_the_emblem_of_the_card():
+    assert verdict("If the copied creature had {X} in its mana cost, X is 0.",
+                   "If the copied creature has {X} in its mana cost, X is considered to be zero.").same
+    assert not verdict("If the copied creature had {X} in its mana cost, X is 1.",
+                       "If the copied creature has {X} in its mana cost, X is considered to be zero.").same
+    assert verdict("The triggered ability of Ral's emblem resolves before the spell that caused it to trigger.",
+                   "Ral's ability resolves before the spell that caused it to trigger.",
+                   "Ral, Izzet Viceroy", "Ral, Izzet Viceroy").same
