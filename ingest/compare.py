@@ -101,9 +101,9 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     # a trailing purpose clause that adds nothing ("those must be paid to cast the card.")
     (r",? (?:in order )?to cast (?:(?:the|that|this) (?:card|spell)|it|~)(?=[.]|$)", "", ("to cast",)),
     (r"\b(?:goes|went|gone|going) to\b", "go to", ("goes to", "went to", "gone to", "going to")),
-    # a number said in words or in digits ("x is 0" / "x is considered to be zero")
-    (r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten)\b",
-     lambda number: str(_DIGIT_WORDS.index(number.group(0))), None),
+    # a number said in digits or in words ("x is 0" / "x is considered to be zero"): the word, which
+    # a refusal's reason then names ("two vs three"); not in a symbol, P/T or larger number
+    (r"(?<![\w/+{.,-])(?:10|[0-9])(?![\w/}]|[.,]\d)", lambda number: _DIGIT_WORDS[int(number.group(0))], None),
 ]]
 # a moved condition: "If X, Y." said "Y if X." (Form.moved: the sentence's clauses the other way round)
 _MOVED_IF = re.compile(r"(?:^|(?<=[.!?] ))if ([^,.;:()\"]+), (?:then )?([^.;:()\"]+)(?=[.;]|$)")
