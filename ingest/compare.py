@@ -6,15 +6,19 @@ updates, the subject named another way and purely illustrative examples may diff
 ``Ruling.match`` (the folded form with the ruling's own card name replaced by ``~``, see
 ingest/normalise.py):
 
-1. comparison form (``compare_form``): template rewrites ("enters the battlefield" -> "enters",
-   "To/Each time you proliferate" -> "When you proliferate", "the triggered ability of ~" -> "~",
-   negation contractions spelled out), illustrative spans ("(such as X)", "such as X",
-   "For example, ..." sentences) set aside, then tokens: English words (stemmed) and symbols,
-   Chinese characters.
+1. comparison form (``compare_form``): other cards' names (TABLES["names"]) masked as ``@``,
+   template rewrites ("enters the battlefield" -> "enters", "To/Each time you proliferate" ->
+   "When you proliferate", "the triggered ability of ~" / "~'s emblem's ability" -> "~", "is an
+   illegal target" -> "is illegal", "cast from exile" -> "cast this way", negation contractions
+   spelled out), illustrative spans ("(such as X)", "such as X", "For example, ..." sentences)
+   set aside, then tokens: English words (stemmed) and symbols, Chinese characters.
 2. verifier (``same_ruling``, ``verify``): guard tokens must be equal (numbers and number words,
    signed P/T modifiers, mana and game symbols, counter kinds, negations, named effects); then
-   the two token sequences are aligned and every differing span must be a soft word (articles,
-   pronouns, auxiliaries, ``~``), a restated referent, or cancel against a word moved elsewhere.
+   the two token sequences are aligned and every differing span is classified (``span_kind``):
+   soft words (articles, pronouns, auxiliaries, ``~``), a referent (the subject, its controller
+   or the copied object named another way, a pronoun for a definite noun phrase), a learned
+   alternation or function word (TABLES["alternations"]), "will"/"can", else guard or content;
+   what is left must cancel against a word moved elsewhere.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,14 +36,18 @@ from rapidfuzz.distance import Indel
 # below this token-sequence similarity two texts are never the same (fitted: bench/dedup_quality.py --folds 5)
 MIN_SIMILARITY = 0.65
 PLACEHOLDER = "~"
+# another card named in the text (a card name of TABLES["names"]), see _mask_other_cards
+OTHER_CARD = "@"
 
 _CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
 _CJK = re.compile(f"[{_CJK_CHAR}]")
 _TOKEN = re.compile(
-    rf"\{{[^}}]*\}}|[+-]?[\dx*]+/[+-]?[\dx*]+|[+-]?\d+|~|[a-z]+(?:'[a-z]+)*|[{_CJK_CHAR}]")
+    rf"\{{[^}}]*\}}|[+-]?[\dx*]+/[+-]?[\dx*]+|[+-]?\d+|~|@|[a-z]+(?:'[a-z]+)*|[{_CJK_CHAR}]")
 _PT = re.compile(r"^[+-]?[\dx*]+/[+-]?[\dx*]+$")
 
 # --- English comparison form -------------------------------------------------------------
+
+_DIGIT_WORDS = "zero one two three four five six seven eight nine ten".split()
 
 # (pattern, replacement, literals): the pattern is tried only when one of the literals occurs in the
 # text (every match contains one of them; most texts need few of the rewrites, and a substring test is
@@ -54,14 +62,27 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     (r"\b(you|they|we)'(?:re|ll|ve)\b", r"\1", ("'re", "'ll", "'ve")),
     (r"\b(?:no one|nobody|none|nothing|never|neither|nor|no)\b", "not", ("no", "ne")),
     (r"\b(enters?|entered|entering)[ -]the[ -]battlefield\b", r"\1", ("battlefield",)),
+    # "is put onto the battlefield" for "enters" (a zone change said either way, CR 603.6a)
+    (r"\b(?:is|are|was|were|be) put onto the battlefield\b", "enters", ("put onto",)),
     (r"^(?:to proliferate|(?:each time|whenever) you proliferate)\b", "when you proliferate", ("proliferate",)),
     (r",? and not of its effects (?:will )?happen", "", ("effects",)),
     (r"\bthe entire\b", "the", ("entire",)),
+    # an emblem's ability for the card's own ("~'s emblem's triggered ability"; the emblem a
+    # planeswalker makes, CR 114)
+    (r"~(?:'s)? emblem\b", "~", ("emblem",)),
     # the subject's ability named by pointer: "~'s triggered ability", "the last ability of ~", "the third mode"
     (r"(?:~(?:'s)?|\bthe|\bits|\bthis|\bthat) (?:(?!or\b|and\b|spell\b|mana\b|other\b|same\b|own\b|new\b)"
      r"[a-z-]+ ){0,2}?(?:ability|mode)(?: of ~)?\b", "~", ("ability", "mode")),
     (r"~(?:'s)? effect\b|\bthe effects? of ~", "~", ("effect",)),
     (r"\brather than\b", "instead of", ("rather than",)),
+    # typography of the "non-" prefix (CR 205.4b: "noncreature", "non-Aura")
+    (r"\bnon-(?=[a-z])", "non", ("non-",)),
+    # the illegal-target template (CR 608.2b): "if either target is an illegal target" / "if either
+    # or both targets are illegal"
+    (r"\b(?:is|are) (?:an )?illegal targets?\b", "is illegal", ("illegal",)),
+    (r"\beither or both\b", "either", ("either or both",)),
+    # the card cast by the effect named by where it was cast from or by "this way" (issue 22)
+    (r"\b(cast|play)(s|ed|ing)? (?:this way|from exile)\b", r"\1\2 this way", ("this way", "from exile")),
     # template generations of the Oracle wording (the same rule said in each one's words):
     # "doesn't resolve" for "is countered" on resolution (CR 608.2b), "tries to resolve" for "resolves"
     (r"\b(?:is|be) countered(?: on resolution)?\b", "do not resolve", ("countered",)),
@@ -78,9 +99,14 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     (r"\bchoose to cast (?:it|~|the card|that card|the spell) for\b", "pay", ("choose to cast",)),
     (r"\bif you want to\b", "to", ("want to",)),
     # a trailing purpose clause that adds nothing ("those must be paid to cast the card.")
-    (r",? (?:in order )?to cast (?:the|that|this) (?:card|spell)(?=[.]|$)", "", ("to cast",)),
+    (r",? (?:in order )?to cast (?:(?:the|that|this) (?:card|spell)|it|~)(?=[.]|$)", "", ("to cast",)),
     (r"\b(?:goes|went|gone|going) to\b", "go to", ("goes to", "went to", "gone to", "going to")),
+    # a number said in digits or in words ("x is 0" / "x is considered to be zero"): the word, which
+    # a refusal's reason then names ("two vs three"); not in a symbol, P/T or larger number
+    (r"(?<![\w/+{.,-])(?:10|[0-9])(?![\w/}]|[.,]\d)", lambda number: _DIGIT_WORDS[int(number.group(0))], None),
 ]]
+# a moved condition: "If X, Y." said "Y if X." (Form.moved: the sentence's clauses the other way round)
+_MOVED_IF = re.compile(r"(?:^|(?<=[.!?] ))if ([^,.;:()\"]+), (?:then )?([^.;:()\"]+)(?=[.;]|$)")
 _EN_ILLUSTRATIVE = [(re.compile(p), literals) for p, literals in [
     (r"\((?:also |as )?(?:such as|like|with|for example|for instance|e\.g\.|including)\b[^)]*\)", ("(",)),
     (r",? such as [^.;,()]*", ("such as",)),
@@ -96,7 +122,7 @@ _EN_SOFT = frozenset(
     "will would shall be is are was were been being do does did has have had "
     "then if and of to for by with as at on in from any also which who just so there still "
     "you your yours another however instead "
-    "he she him her his hers or both either even when while already".split())
+    "he she him her his hers or even when while already".split())
 # Counter kinds named in rulings (CR 122); a P/T modifier before "counter" is a kind too.
 _COUNTER_KINDS = frozenset(
     "loyalty shield poison energy experience charge time ice oil stun lore level quest fade age blood "
@@ -134,7 +160,8 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     (r"[,，]?且其所有效应都不会生效", ""),
     (r"即使|即便|纵使", "就算"),
     (r"整个", ""),
-    (r"(?:~的|~之|~|其)(?:第[一二三四五六]个|最后一个)?(?:触发式|起动式|静止式|激怒|章节|忠诚)?异能", "~"),
+    (r"(?:~的|~之|~|其)(?:徽记(?:的|之)?)?(?:第[一二三四五六]个|最后一个)?(?:触发式|起动式|静止式|激怒|章节|忠诚)?异能",
+     "~"),
     # template generations, as in English: 法术力值 (mana value) for 总法术力费用 (converted mana cost),
     # 试图结算 (tries to resolve) for 结算, 被置入 (is put into) for 进入, 贴附 for 结附 (attached)
     (r"总法术力费用", "法术力值"),
@@ -149,6 +176,7 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     (r"[,，]?才(?:能|可以)施放(?:此|该)(?:牌|咒语)(?=[.。]|$)", ""),
     (r"无法", "不能"),
     (r"并非", "不是"),
+    (r"选择", "选"),      # "choose" said in two characters or one (所选择的 / 所选)
 ]]
 # (the matching form writes Chinese full stops and commas as ASCII ones: ingest/normalise.py)
 _ZH_ILLUSTRATIVE = [(re.compile(p), None) for p in [
@@ -172,13 +200,16 @@ class Form:
     """Comparison form of one matching-form text.
 
     tokens: content tokens in order (illustrative spans removed); guards: multiset
-    of guard tokens over the whole text; effects: named effects mentioned; zh: Chinese.
+    of guard tokens over the whole text; effects: named effects mentioned; zh: Chinese;
+    moved: the tokens with each sentence "if X, Y" said "Y if X" (English), None when no
+    sentence is of that shape.
     """
 
     tokens: tuple[str, ...]
     guards: tuple[tuple[str, int], ...]
     effects: frozenset[str]
     zh: bool
+    moved: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -233,7 +264,7 @@ def compare_form(match: str) -> Form:
     Cached for repeated same_ruling() calls; Grouper forms each new text once and
     keeps its leaders' forms itself, so the cache need not hold a corpus."""
     zh = is_chinese(match)
-    text = _apply(_ZH_REWRITES if zh else _EN_REWRITES, match)
+    text = _apply(_ZH_REWRITES, match) if zh else _apply(_EN_REWRITES, _mask_other_cards(match))
     whole = tokens(text)
     for pattern, literals in (_ZH_ILLUSTRATIVE if zh else _EN_ILLUSTRATIVE):
         if literals is None or any(literal in text for literal in literals):
@@ -251,7 +282,59 @@ def compare_form(match: str) -> Form:
         effects = frozenset(name for pattern, name, literal in _EN_EFFECTS
                             if literal in text and pattern.search(text))
         content = [_stem(t) if t[0].isalpha() else t for t in content]
+        if "if " in text:
+            moved_text = _MOVED_IF.sub(r"\2 if \1", text)
+            if moved_text != text:
+                moved = tuple(_stem(t) if t[0].isalpha() else t for t in tokens(moved_text))
+                return Form(tuple(content), tuple(sorted(guards.items())), effects, zh, moved)
     return Form(tuple(content), tuple(sorted(guards.items())), effects, zh)
+
+
+_WORD = re.compile(r"[a-z][a-z'-]*")
+
+
+@lru_cache(maxsize=1)
+def _names_by_first() -> dict[str, tuple[str, ...]]:
+    """TABLES["names"] by first word, longest name first."""
+    table: dict[str, list[str]] = {}
+    for name in _tables().get("names", ()):
+        first = _WORD.match(name)
+        if first:
+            table.setdefault(first.group(0), []).append(name)
+    return {first: tuple(sorted(names, key=len, reverse=True)) for first, names in table.items()}
+
+
+# a name after these is what the effect acts on ("you won't search for Ral, Caller of Storms",
+# "a card named X"), not an example: it stays spelled out
+_OBJECT_OF = ("for ", "named ")
+
+
+def _mask_other_cards(text: str) -> str:
+    """Each other card's name (TABLES["names"]: never written in lower case by a ruling, not a rules
+    word) replaced by OTHER_CARD, except after _OBJECT_OF: an example card swapped for another
+    ("1 life from Vicious Rumors" / "1 life from Ajani's Welcome", "such as that of Tormenting Voice")
+    then reads the same (guidelines: a different example card is the same ruling)."""
+    table = _names_by_first()
+    parts: list[str] = []
+    done = 0
+    for word in _WORD.finditer(text):
+        start = word.start()
+        if (start < done or word.group(0) not in table or text[start - 1:start] in ("'", "~")
+                or text[max(0, start - 6):start].endswith(_OBJECT_OF)):
+            continue
+        for name in table[word.group(0)]:
+            end = start + len(name)
+            if text.startswith(name, start) and not (text[end:end + 1].isalnum() or text[end:end + 1] == "-"):
+                parts += [text[done:start], OTHER_CARD]
+                done = end
+                break
+    return "".join(parts) + text[done:] if parts else text
+
+
+def clear_caches() -> None:
+    """Forget the cached tables and forms (after TABLES is rewritten: scripts/derive_dedup_tables.py)."""
+    for cached in (_tables, alternations, _names_by_first, compare_form, _en_guard_stems):
+        cached.cache_clear()
 
 
 @lru_cache(maxsize=100_000)
@@ -288,10 +371,32 @@ def same_ruling(a: str, b: str) -> Verdict:
     return verify(compare_form(a), compare_form(b))
 
 
+def _moved(fa: Form, fb: Form) -> tuple[Form, Form] | None:
+    """The two forms with one side's "if" clauses moved, when exactly one side has such a sentence
+    (the other may say "Y if X"); None otherwise."""
+    if (fa.moved is None) == (fb.moved is None):
+        return None
+    if fa.moved is not None:
+        return replace(fa, tokens=fa.moved, moved=None), fb
+    return fa, replace(fb, tokens=fb.moved, moved=None)
+
+
 def verify(fa: Form, fb: Form, explain: bool = True) -> Verdict:
     """same_ruling() on two comparison forms. explain=False leaves out the reasons that
     name the differing tokens (reason None; the decision and similarity are the same),
-    which is what most refusals cost when nobody reads them."""
+    which is what most refusals cost when nobody reads them. A refused pair is tried once more
+    with a moved "if" clause (Form.moved)."""
+    verdict = _verify(fa, fb, explain)
+    if not verdict.same and fa.zh == fb.zh:
+        moved = _moved(fa, fb)
+        if moved is not None:
+            again = _verify(*moved, explain)
+            if again.same:
+                return again
+    return verdict
+
+
+def _verify(fa: Form, fb: Form, explain: bool) -> Verdict:
     sim = Indel.normalized_similarity(fa.tokens, fb.tokens)
     if fa.zh != fb.zh:
         return Verdict(False, sim, "different language")
@@ -317,6 +422,15 @@ def judge(fa: Form, fb: Form) -> tuple[bool, float]:
     """verify(fa, fb, explain=False)'s decision and similarity, without making a Verdict (the
     placing loop's hot path: a candidate pair is judged here, and only a refused pair close
     enough for a Related link goes through verify() for its reason)."""
+    same, sim = _judge(fa, fb)
+    if not same and (fa.moved is None) != (fb.moved is None):
+        again = _judge(*_moved(fa, fb))
+        if again[0]:
+            return again
+    return same, sim
+
+
+def _judge(fa: Form, fb: Form) -> tuple[bool, float]:
     sim = Indel.normalized_similarity(fa.tokens, fb.tokens)
     if fa.zh != fb.zh or sim < MIN_SIMILARITY or fa.guards != fb.guards or fa.effects != fb.effects:
         return False, sim
@@ -343,7 +457,7 @@ def _hard_difference(fa: Form, fb: Form) -> tuple[Counter, Counter]:
     cancels (a word deleted in one place and inserted in another)."""
     ta, tb = fa.tokens, fb.tokens
     soft = _ZH_SOFT if fa.zh else _en_soft_stems()
-    spans: list[tuple[str, list[str], list[str]]] = []
+    spans: list[tuple[str, list[str], list[str], int]] = []
     for i1, i2, j1, j2 in _chunks(ta, tb):
         ha = [t for t in ta[i1:i2] if t not in soft]
         hb = [t for t in tb[j1:j2] if t not in soft]
@@ -351,11 +465,11 @@ def _hard_difference(fa: Form, fb: Form) -> tuple[Counter, Counter]:
             continue
         kind = span_kind(fa.zh, ta, tb, (i1, i2, j1, j2), ha, hb)
         if kind not in MAY_DIFFER:
-            spans.append((kind, ha, hb))
+            spans.append((kind, ha, hb, max(i2 - i1, j2 - j1)))
     if _one_slip(spans, ta, tb):
         spans = []
-    left_a = [t for _, ha, _ in spans for t in ha]
-    left_b = [t for _, _, hb in spans for t in hb]
+    left_a = [t for _, ha, _, _ in spans for t in ha]
+    left_b = [t for _, _, hb, _ in spans for t in hb]
     if not left_a or not left_b:            # nothing can cancel
         return Counter(left_a), Counter(left_b)
     count_a, count_b = Counter(left_a), Counter(left_b)
@@ -368,15 +482,33 @@ SLIP_TOKENS = 1            # a slip: at most this many hard tokens each side (fi
 SLIP_CONTEXT = 12          # in rulings of at least this many tokens
 
 
-def _one_slip(spans: list[tuple[str, list[str], list[str]]], ta, tb) -> bool:
-    """True when the only span left that matters is one content word against one (or none) in rulings
-    that otherwise agree word for word over at least SLIP_CONTEXT tokens: a wording or translation
-    variant ("rather than" / "instead of", 相应 / 对应), the guidelines' "wording only". Never a guard
-    word (span_kind says "guard" for those), and never two such spans."""
+def _one_slip(spans: list[tuple[str, list[str], list[str], int]], ta, tb) -> bool:
+    """True when the only span left that matters is one content word against one (or none), soft words
+    included at most one more, in rulings that otherwise agree word for word over at least SLIP_CONTEXT
+    tokens: a wording or translation variant ("respond" / "react", 相应 / 对应), the guidelines' "wording
+    only". Never a guard word (span_kind says "guard" for those), never a clause added ("and it gains the
+    activated ability"), never two such spans."""
     if len(spans) != 1 or min(len(ta), len(tb)) < SLIP_CONTEXT:
         return False
-    kind, ha, hb = spans[0]
-    return kind == "content" and len(ha) <= SLIP_TOKENS and len(hb) <= SLIP_TOKENS
+    kind, ha, hb, width = spans[0]
+    return (kind == "content" and len(ha) <= SLIP_TOKENS and len(hb) <= SLIP_TOKENS and width <= SLIP_TOKENS + 1
+            and not _NEVER_A_SLIP.intersection(ha + hb))
+
+
+# Never a slip: which one of several ("the first spell" is not "the original spell"), whether it must, may
+# or can happen ("will copy" is not "may copy"), and what happens ("enters" is not "dies").
+_NEVER_A_SLIP = frozenset(["first", "second", "third", "fourth", "last", "previous", "former", "latter",
+                           "origin", "original", "initi", "initial", "final", "第一", "第二", "最后", "原",
+                           "原本", "原版", "首",
+                           "may", "must", "can", "could", "will", "would", "should", "might", "need",
+                           "可以", "可", "能", "必须", "须", "得", "会", "将", "应", "team", "队伍",
+                           "both", "either", "neither", "any", "no", "none", "some", "one", "两", "任一", "皆",
+                           # what happens: an event or an action ("enters" is not "dies")
+                           "enter", "die", "leav", "return", "draw", "discard", "gain", "lose", "deal", "prevent",
+                           "exil", "put", "creat", "copi", "search", "reveal", "shuffl", "transform", "flip",
+                           "turn", "resolv", "counter", "choos", "pay", "control", "own", "target", "mill", "becom",
+                           "进战场", "死去", "离开", "移回", "抓", "弃", "获得", "失去", "造成", "防止", "置入",
+                           "派出", "复制", "搜寻", "展示", "洗", "转化", "结算", "反击", "选择", "支付", "成为"])
 
 
 def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str], hb: list[str]) -> str:
@@ -395,15 +527,84 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
     ca, cb = ta[i1:i2], tb[j1:j2]
     if zh and _is_name_swap(ca, ha, cb, hb):
         return "referent"
+    if {tuple(ha), tuple(hb)} == {(OTHER_CARD,), ()} and PLACEHOLDER in (cb if ha else ca):
+        return "referent"           # the subject called by its own name where the card field names another
     if _names_subject(zh, ca, ha, cb, hb) or _names_subject(zh, cb, hb, ca, ha):
         return "referent"
     if (not hb and _restated(ca, ha, ta, i1, i2)) or (not ha and _restated(cb, hb, tb, j1, j2)):
         return "referent"
+    if _pronoun_for(zh, ca, ha, cb, hb) or _pronoun_for(zh, cb, hb, ca, ha):
+        return "referent"
+    if _names_controller(zh, ca, ha, cb, hb) or _names_controller(zh, cb, hb, ca, ha):
+        return "referent"
+    if not zh and _copy_modifier(ta, i1, ha, tb, j1, hb):
+        return "referent"
+    if not zh and {tuple(ha), tuple(hb)} <= _MODAL_SWAP and ha != hb:
+        return "alternation"
     if guard_words(zh, ta, i1, i2, ha) != guard_words(zh, tb, j1, j2, hb):
         return "guard"
-    if (tuple(ha), tuple(hb)) in alternations("zh" if zh else "en"):
+    table = alternations("zh" if zh else "en")
+    if (tuple(ha), tuple(hb)) in table:
         return "alternation"
+    # learned function words (spans that alternate with nothing) left out, the rest classified again
+    fa = [t for t in ha if ((), (t,)) not in table]
+    fb = [t for t in hb if ((), (t,)) not in table]
+    if (fa, fb) != (ha, hb):
+        if not fa and not fb:
+            return "alternation"
+        return span_kind(zh, ta, tb, chunk, fa, fb)
     return "content"
+
+
+# a pronoun against a short definite noun phrase of an object class (guidelines: "it" vs "they", a
+# pronoun for a repeated subject): "it" / "this ability", 它 / 此异能, 其中 / 该异能的
+_PRONOUNS = {"en": frozenset(["it", "they", "them", "itself", "he", "she", "him", "her"]), "zh": frozenset("它其他她")}
+_EN_DEFINITE_NP = re.compile(
+    r"(?:this|that|the|these|those) (?:abil|spell|creatur|perman|card|token|copi|object|player)")
+_ZH_DEFINITE_NP = re.compile(r"(?:此|该|这)(?:个|一)?(?:异能|咒语|生物|牌|永久物|衍生物|牌手|复制品)们?的?")
+
+
+def _pronoun_for(zh: bool, chunk, hard, other, other_hard) -> bool:
+    """A definite noun phrase naming an object class on one side, a pronoun alone on the other."""
+    if other_hard or not hard or not any(t in _PRONOUNS["zh" if zh else "en"] for t in other):
+        return False
+    if zh:
+        return bool(_ZH_DEFINITE_NP.fullmatch("".join(chunk)))
+    return bool(_EN_DEFINITE_NP.fullmatch(" ".join(chunk)))
+
+
+# "will" against "can" in the same statement ("~'s ability will copy" / "can copy"): both say what
+# the rule allows to happen; "may" and "must" (choice, obligation) are not in it
+_MODAL_SWAP = frozenset([("can",), ("will",), ()])
+# the controller of the subject called by role against "you" (guidelines: the subject named another
+# way): "its controller", "the controller of the copy", "that spell's controller" / 其操控者, 该咒语的操控者
+_EN_CONTROLLER = re.compile(r"(?:its|it|the|that|this|~) (?:(?:spell|copi|token|creatur|perman|abil|~) )?(?:s )?control"
+                            r"(?: of (?:the|that|this|it) (?:spell|copi|token|creatur|perman|abil))?")
+_ZH_CONTROLLER = re.compile(r"(?:其|该|此)?(?:咒语|复制品|衍生物|生物|永久物|异能)?的?操控者")
+
+
+def _names_controller(zh: bool, chunk, hard, other, other_hard) -> bool:
+    """"you" on one side against the subject's controller named by role on the other."""
+    if other_hard or not hard:
+        return False
+    if zh:
+        return "你" in other and bool(_ZH_CONTROLLER.fullmatch("".join(chunk)))
+    return "you" in other and bool(_EN_CONTROLLER.fullmatch(" ".join(chunk)))
+
+
+# words a copy effect's rulings call the object copied by ("the original spell", "the targeted
+# spell", "the chosen creature", "the copied creature": the same object named another way)
+_COPY_MODIFIERS = frozenset(["origin", "target", "choos", "copi"])
+
+
+def _copy_modifier(ta, i1, ha, tb, j1, hb) -> bool:
+    """One copy-object modifier against another, each after "the" or "that" (a noun phrase
+    naming the copied object), in a ruling that speaks of copying."""
+    if len(ha) != 1 or len(hb) != 1 or ha[0] not in _COPY_MODIFIERS or hb[0] not in _COPY_MODIFIERS:
+        return False
+    if not (i1 and j1 and ta[i1 - 1] in ("the", "that") and tb[j1 - 1] in ("the", "that")):
+        return False
+    return "copi" in ta and "copi" in tb
 
 
 def _chunks(ta, tb) -> list[tuple[int, int, int, int]]:
@@ -517,6 +718,12 @@ def _zh_mechanic_names() -> re.Pattern:
     mechanics = json.loads((Path(__file__).parent / "data" / "mechanics.json").read_text(encoding="utf-8"))
     names = sorted({name for m in mechanics for name in m["zh"] if len(name) >= 2}, key=len, reverse=True)
     return re.compile("|".join(map(re.escape, names)))
+
+
+def rules_words() -> set[str]:
+    """English words of the guard classes written in this module (zones, players, actions, ...) and
+    the counter kinds: what a one-word card name must not be to be masked (scripts/derive_dedup_tables.py)."""
+    return set(_EN_GUARD_WORDS.split()) | set(_COUNTER_KINDS) | set(_NUMBER_WORDS)
 
 
 def guard_words(zh: bool, tokens, start: int, end: int, hard: list[str]) -> Counter:

@@ -3,6 +3,13 @@
 ``types``: the card types, subtypes and supertypes the Comprehensive Rules list (rules 205.2a,
 205.3g-205.3m, 205.4a), lower case: a guard class of the verifier (ingest/compare.py guard_words).
 
+``names``: English card names other rulings may mention (folded; each face of ``A // B`` and the
+full name of ``Name, Title``), taken from the card fields of the corpus's rulings and the cards of its
+JSON card lists (MTGJSON, Scryfall: objects with a name and a mana cost or type line), and kept only
+when no ruling text of the corpus writes the name in lower case (so "hold the line" or
+"cast out", which are also ordinary words, are left out): the verifier masks them (ingest/compare.py
+OTHER_CARD), so that an example card swapped for another is the same ruling.
+
 ``alternations``: for each language, the pairs of spans that alternate in rulings of the real
 corpus that are otherwise identical. Every distinct ruling text of ../shared/realdata is read and
 normalised as an ingest does; pairs of texts that MinHash LSH puts together (ingest/candidates.py),
@@ -11,8 +18,10 @@ whose alignment leaves exactly one differing span the verifier cannot excuse (in
 span_kind: ``content``, not ``guard``), give that span's two sides. Each row is
 ``[side a, side b, pairs]``: the hard tokens of each side (English stems, Chinese characters,
 space-separated; a side may be empty), and in how many distinct pairs of texts the alternation was
-seen. The verifier uses the rows seen in at least MIN_ALTERNATION_PAIRS pairs, a threshold chosen by
-cross-validation on the labelled pairs (bench/dedup_quality.py --folds). No label is read here.
+seen. Mining runs in ROUNDS rounds, the rows learned in one excusing their spans in the next (a
+pair of texts differing in two spans, one of them learned, gives the other). The verifier uses the
+rows seen in at least MIN_ALTERNATION_PAIRS pairs, a threshold chosen by cross-validation on the
+labelled pairs (bench/dedup_quality.py --folds). No label is read here.
 
     python scripts/derive_dedup_tables.py [--shared ../shared] [--out ingest/data/dedup_tables.json]
 """
@@ -31,16 +40,20 @@ sys.path.insert(0, str(ROOT))
 
 from rulings.ingest import compare  # noqa: E402
 from rulings.ingest.candidates import BandIndex, band_keys, shingles, signatures  # noqa: E402
-from rulings.ingest.normalise import normalise  # noqa: E402
+from rulings.ingest.normalise import fold, normalise  # noqa: E402
 from rulings.ingest.read import read_files, walk  # noqa: E402
 
 CR = Path("realdata/comprules-rulesraker/MagicCompRules.txt")
 MIN_PAIR_SIMILARITY = 0.7      # texts less alike than this are not "otherwise identical"
 MAX_SPAN = {"en": 3, "zh": 4}  # longest side of an alternation, in hard tokens (a short phrase)
-# longest span against nothing: a Chinese particle or adverb is a character or two (些, 依旧), while
-# an English word outside the soft words is content, so English learns no insertion
-MAX_INSERTION = {"en": 0, "zh": 2}
+# longest span against nothing: a Chinese particle or adverb is a character or two (些, 依旧); an
+# English function word outside the soft words is one word ("into", "considered to be" -> consid)
+MAX_INSERTION = {"en": 1, "zh": 2}
 MIN_STORED_PAIRS = 2
+# mining rounds: a pair of texts that differ in two spans, one of them learned in a round, gives
+# the other in the next (two rounds merged no labelled pair more and learned 精怪, a creature type,
+# as an insertion: docs/dedup-quality.md)
+ROUNDS = 1
 _TYPE_RULES = re.compile(r"^(205\.2a|205\.3[g-km]|205\.4a) (.*)$")
 _LIST = re.compile(r"(?:The (?:[a-z]+ )?(?:super)?types are|other creature types are one word long:) (.*?)\.(?:\s|$)")
 
@@ -62,19 +75,81 @@ def card_types(rules_text: str) -> list[str]:
     return sorted(found)
 
 
-def distinct_texts(realdata: Path) -> list[str]:
-    """The distinct matching forms of every ruling in the folder, as an ingest normalises them."""
-    rulings = [r for result in read_files(list(walk(realdata))) for r in result.rulings]
+def read_rulings(realdata: Path) -> list:
+    """Every ruling of the folder, as the readers give them."""
+    return [r for result in read_files(list(walk(realdata))) for r in result.rulings]
+
+
+def distinct_texts(rulings: list) -> list[str]:
+    """The distinct matching forms of the rulings, as an ingest normalises them."""
     kept, _ = normalise(rulings)
     return sorted({r.match for r in kept})
 
 
-def alternations(texts: list[str]) -> dict[str, list[list]]:
-    """The alternation rows of each language (see the module docstring), most seen first."""
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+_CARD_KEYS = ("manaCost", "mana_cost", "type_line", "types", "typeLine")
+
+
+def listed_cards(realdata: Path) -> set[str]:
+    """The names of the card objects in the folder's JSON files (a name and a mana cost or type line)."""
+    found: set[str] = set()
+
+    def visit(node) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("name"), str) and any(key in node for key in _CARD_KEYS):
+                found.add(node["name"])
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    for path in sorted(realdata.rglob("*.json")):
+        try:
+            visit(json.loads(path.read_text(encoding="utf-8-sig")))
+        except (ValueError, UnicodeDecodeError):
+            continue
+    return found
+
+
+def card_names(rulings: list, listed: set[str] = frozenset(), words: set[str] = frozenset()) -> list[str]:
+    """The ``names`` table (see the module docstring): folded English card names (of the rulings'
+    card fields and the ``listed`` ones) that no ruling text writes in lower case, sorted; a
+    one-word name that is a rules word of ``words`` (a type, mechanic or counter kind: "spirit",
+    "island") is left out."""
+    names: set[str] = set()
+    for card in {r.card for r in rulings if r.card} | set(listed):
+        if compare.is_chinese(card):
+            continue
+        for face in [card] + card.split("//"):
+            name = fold(face).strip()
+            if (len(name) >= 4 and _WORDS.match(name) and name[-1].isalnum() and name not in words
+                    and not any(ch.isdigit() for ch in name)):
+                names.add(name)
+    by_first: dict[str, list[str]] = defaultdict(list)
+    for name in names:
+        by_first[name.split(" ")[0]].append(name)
+    lower_seen: set[str] = set()
+    for text in {r.text for r in rulings if r.text and not compare.is_chinese(r.text)}:
+        text = " ".join(text.split())
+        for word in _WORDS.finditer(text):
+            for name in by_first.get(word.group(0), ()):
+                end = word.start() + len(name)
+                if text.startswith(name, word.start()) and not text[end:end + 1].isalnum():
+                    lower_seen.add(name)
+    return sorted(names - lower_seen)
+
+
+def alternations(texts: list[str], seen: dict[str, dict[tuple, set]] | None = None) -> dict[str, list[list]]:
+    """The alternation rows of each language (see the module docstring), most seen first; ``seen``
+    (span -> pairs of text numbers, per language) gathers the pairs, across rounds when given."""
     forms = [compare.compare_form(t) for t in texts]
     hashes = signatures([shingles(compare.hard_tokens(f)) for f in forms])
     tables = {"en": BandIndex(), "zh": BandIndex()}
-    seen: dict[str, dict[tuple, set]] = {"en": defaultdict(set), "zh": defaultdict(set)}
+    if seen is None:
+        seen = {"en": defaultdict(set), "zh": defaultdict(set)}
     for number, (form, signature) in enumerate(zip(forms, hashes)):
         lang = "zh" if form.zh else "en"
         bands = band_keys(signature)
@@ -125,14 +200,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=compare.TABLES)
     args = parser.parse_args(argv)
     rules = (args.shared / CR).read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
-    tables = {"types": card_types(rules), "alternations": {"en": [], "zh": []}}
-    args.out.write_text(json.dumps(tables), encoding="utf-8")      # no alternation while mining them
-    compare._tables.cache_clear()
-    compare.alternations.cache_clear()
-    tables["alternations"] = alternations(distinct_texts(args.shared / "realdata"))
+    rulings = read_rulings(args.shared / "realdata")
+    mechanics = json.loads((compare.TABLES.parent / "mechanics.json").read_text(encoding="utf-8"))
+    words = set(card_types(rules)) | compare.rules_words() | {m["name"].lower() for m in mechanics}
+    names = card_names(rulings, listed_cards(args.shared / "realdata"), words)
+    tables = {"types": card_types(rules), "names": names, "alternations": {"en": [], "zh": []}}
+    texts = distinct_texts(rulings)
+    seen: dict[str, dict[tuple, set]] = {"en": defaultdict(set), "zh": defaultdict(set)}
+    for _ in range(ROUNDS):
+        # the rows learned so far excuse their spans in the next round (none in the first)
+        args.out.write_text(json.dumps(tables, ensure_ascii=False), encoding="utf-8")
+        compare.clear_caches()
+        tables["alternations"] = alternations(texts, seen)
     args.out.write_text(json.dumps(tables, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
     counts = {lang: len(rows) for lang, rows in tables["alternations"].items()}
-    print(f"{args.out}: {len(tables['types'])} types, alternations {counts}", file=sys.stderr)
+    print(f"{args.out}: {len(tables['types'])} types, {len(tables['names'])} names, alternations {counts}",
+          file=sys.stderr)
     return 0
 
 

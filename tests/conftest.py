@@ -54,7 +54,7 @@ def real_index(shared, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def ixalan_index(shared, tmp_path_factory) -> Path:
-    """An index of the real MTGJSON v3 Ixalan and Shadows over Innistrad files (1,229 rulings, 590 entries):
+    """An index of the real MTGJSON v3 Ixalan and Shadows over Innistrad files (1,229 rulings, 589 entries):
     three Jace planeswalkers, Hijack, rulings dated 2016-04 and 2017-09."""
     folder = tmp_path_factory.mktemp("ixalan") / "ix"
     catalog.ingest(folder, [shared / "realdata/mtgjson3-sets/XLN.json", shared / "realdata/mtgjson3-sets/SOI.json"])

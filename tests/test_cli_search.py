@@ -148,7 +148,7 @@ def ids(runner, index_dir, *args):
 def test_since_and_until_take_a_year_or_a_month(runner, ixalan_index):
     since = ids(runner, ixalan_index, "search", "--since", "2017", "--set", "XLN", "--limit", "1000")
     assert since == ids(runner, ixalan_index, "search", "date:>=2017 set:XLN", "--limit", "1000")
-    assert len(since) == 306
+    assert len(since) == 305          # Pounce and Savage Stomp: one illegal-target ruling (issue 22)
     until = ids(runner, ixalan_index, "export", "--until", "2016-04")
     assert until == ids(runner, ixalan_index, "export", "--query", "date:<=2016-04") and len(until) == 281
     assert len(ids(runner, ixalan_index, "export", "--since", "2016", "--until", "2016")) == 270

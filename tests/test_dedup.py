@@ -365,5 +365,12 @@ def test_one_word_slip_in_a_long_ruling_is_the_same_ruling():
                        "that ability before it triggers.").same                      # nonbasic: a guard
     assert not verdict(long_a, long_a.replace("creature type", "artifact type")).same   # object type: a guard
     assert not verdict("Players can't respond to this choice.", "Players can't react to this choice.").same
+    evil_twin = ("~ copies exactly what was printed on the original creature (unless that creature is copying "
+                 "something else or is a token; see below). It doesn't copy whether that creature is tapped.")
+    assert not verdict(evil_twin, evil_twin.replace("see below).", "see below) and it gains the activated "
+                                                    "ability.")).same            # a clause added
+    assert not verdict("If your team didn't gain life during the turn before the end step begins, ~'s last ability "
+                       "won't trigger at all.", "If you didn't gain life during the turn before the end step "
+                       "begins, ~'s last ability won't trigger at all.").same    # team: a player word
     assert verdict("如果在你施放该咒语后，但在其结算之前，其中任一目标已不合法，则另一个目标仍会受到相应的影响。",
                    "如果在你施放该咒语后，但在其结算之前，其中任一目标已不合法，则另一个目标仍会受到对应之影响。").same

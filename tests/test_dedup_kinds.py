@@ -1,0 +1,170 @@
+"""Kinds of restatement the verifier merges (issue 22), each beside a close pair of that kind that
+must stay apart. Texts are rulings of ../shared/realdata (a refused twin is the real text with the
+deciding word changed, named in its comment)."""
+
+import json
+from pathlib import Path
+
+from rulings.ingest import compare
+from rulings.ingest.compare import same_ruling
+from rulings.ingest.normalise import fold, mask_card
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def verdict(a, b, card_a=None, card_b=None):
+    return same_ruling(mask_card(fold(a), card_a, a), mask_card(fold(b), card_b, b))
+
+
+FREE_CAST = ('If you cast a card "without paying its mana cost," you can\'t choose to cast it for any alternative '
+             'costs, such as {alt} costs. You can, however, pay additional costs. If the card has any mandatory '
+             'additional costs, such as that of {card}, {tail}')
+
+
+def test_example_card_swapped_is_the_same_but_the_card_acted_on_is_not():
+    assert verdict(FREE_CAST.format(alt="emerge", card="Cathartic Reunion",
+                                    tail="you must pay those to cast the card."),
+                   FREE_CAST.format(alt="evoke", card="Tormenting Voice", tail="those must be paid to cast it."),
+                   "Hazoret's Undying Fury", "Yennett, Cryptic Sovereign").same
+    assert verdict("Dawn of Hope's first ability triggers just once for each life-gaining event, whether it's 1 life "
+                   "from Vicious Rumors or 3 life from Creeping Chill.",
+                   "The ability of Ajani's Pridemate triggers just once for each life-gaining event, whether it's 1 "
+                   "life from Ajani's Welcome or 3 life from Revitalize.", "Dawn of Hope", "Ajani's Pridemate").same
+    # the card searched for is what the effect does: another card there is another ruling
+    assert not verdict("If the target creature becomes an illegal target for Ral's Outburst, the spell doesn't "
+                       "resolve. You don't search for Ral, Caller of Storms.",
+                       "If the target creature becomes an illegal target for Ral's Outburst, the spell doesn't "
+                       "resolve. You don't search for Chandra, Pyrogenius.", "Ral's Outburst", "Ral's Outburst").same
+    # a worked example whose numbers differ stays apart
+    assert not verdict("Dawn of Hope's first ability triggers just once for each life-gaining event, whether it's 1 "
+                       "life from Vicious Rumors or 3 life from Creeping Chill.",
+                       "Dawn of Hope's first ability triggers just once for each life-gaining event, whether it's 2 "
+                       "life from Ajani's Welcome or 3 life from Revitalize.", "Dawn of Hope", "Dawn of Hope").same
+
+
+def test_card_names_table():
+    """TABLES["names"]: other cards' names, never ordinary words or rules words."""
+    names = set(json.loads((ROOT / "ingest/data/dedup_tables.json").read_text("utf-8"))["names"])
+    assert {"tormenting voice", "creeping chill", "vicious rumors", "ajani's welcome"} <= names
+    assert not {"spirit", "island", "flying", "finality", "fight"} & names
+    assert compare._mask_other_cards("1 life from vicious rumors, a card named vicious rumors") == \
+        "1 life from @, a card named vicious rumors"
+
+
+def test_card_names_are_left_out_when_a_ruling_writes_them_in_lower_case():
+    import importlib.util
+
+    from rulings.ingest.model import Ruling, Source
+
+    spec = importlib.util.spec_from_file_location("derive_dedup", ROOT / "scripts/derive_dedup_tables.py")
+    derive = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(derive)
+    src = Source("t.txt", "text")
+    rulings = [Ruling(text="You may hold the line until end of turn.", source=src, card="Hold the Line"),
+               Ruling(text="Tormenting Voice has an additional cost.", source=src, card="Tormenting Voice"),
+               Ruling(text="It is a Spirit.", source=src, card="Spirit")]
+    assert derive.card_names(rulings, {"Cast Out"}, {"spirit"}) == ["cast out", "tormenting voice"]
+
+
+def test_controller_named_by_role_against_you():
+    assert verdict('If the spell that\'s copied is modal (that is, it says "Choose one —" or the like), the copy '
+                   "will have the same mode. Its controller can't choose a different one.",
+                   'If the spell Twincast copies is modal (that is, it says "Choose one —" or the like), the copy '
+                   "will have the same mode. You can't choose a different one.", "Bonus Round", "Twincast").same
+    assert verdict("The controller of the copy can't choose to pay any additional costs for the copy.",
+                   "You can't choose to pay any additional costs for the copy.").same
+    # another player is not the subject's controller: opponent stays apart (guard class: players)
+    assert not verdict("The controller of the copy can't choose to pay any additional costs for the copy.",
+                       "Each opponent can't choose to pay any additional costs for the copy.").same
+    assert verdict("如果该咒语是模式咒语，则复制品的模式与之相同。其操控者不能选择不同的模式。",
+                   "如果该咒语是模式咒语，则复制品的模式与之相同。你不能选择不同的模式。").same
+    assert not verdict("如果该咒语是模式咒语，则复制品的模式与之相同。对手不能选择不同的模式。",
+                       "如果该咒语是模式咒语，则复制品的模式与之相同。你不能选择不同的模式。").same
+
+
+def test_copied_object_named_another_way():
+    assert verdict("However, effects based on any additional costs that were paid for the original spell are "
+                   "copied as though those same costs were paid for the copy too.",
+                   "However, effects based on any additional costs paid for the targeted spell are copied as "
+                   "though those same costs were paid for the copy too.").same
+    assert not verdict("However, effects based on any additional costs that were paid for the original spell are "
+                       "copied as though those same costs were paid for the copy too.",
+                       "However, effects based on any additional costs that were paid for the first spell are "
+                       "copied as though those same costs were paid for the copy too.").same   # "first": content
+
+
+def test_will_and_can_but_not_may():
+    assert verdict("Doublecast's ability will copy any instant or sorcery spell, not just one with targets.",
+                   "Geistblast's ability can copy any instant or sorcery spell, not just one with targets.",
+                   "Doublecast", "Geistblast").same
+    assert not verdict("Doublecast's ability will copy any instant or sorcery spell, not just one with targets.",
+                       "Geistblast's ability may copy any instant or sorcery spell, not just one with targets.",
+                       "Doublecast", "Geistblast").same
+
+
+def test_emblem_ability_named_for_the_card():
+    assert verdict("Ral's emblem's ability resolves before the spell that caused it to trigger.",
+                   "Season of Growth's first ability resolves before the spell that caused it to trigger.",
+                   "Ral, Izzet Viceroy", "Season of Growth").same
+    assert not verdict("Ral's emblem's ability resolves before the creature spell that caused it to trigger.",
+                       "Season of Growth's first ability resolves before the spell that caused it to trigger.",
+                       "Ral, Izzet Viceroy", "Season of Growth").same                        # creature spell
+    assert verdict("成长季节的最后一个异能会比触发它的咒语先一步结算。就算该咒语被反击，此异能仍会结算。",
+                   "拉尔徽记的触发式异能都会比触发它的咒语先一步结算。就算该咒语被反击，此异能仍会结算。",
+                   "成长季节", "伊捷总督拉尔").same
+
+
+def test_illegal_target_template_but_either_is_not_both():
+    stomp = ("If either target is an illegal target as Savage Stomp resolves, neither creature will deal or be "
+             "dealt damage.")
+    assert verdict("If either or both targets are illegal when Fight tries to resolve, no creature will deal or "
+                   "be dealt damage.", stomp, "Prepare // Fight", "Savage Stomp").same
+    assert not verdict("If both targets are illegal when Fight tries to resolve, no creature will deal or be dealt "
+                       "damage.", stomp, "Prepare // Fight", "Savage Stomp").same
+
+
+def test_cast_this_way_and_cast_from_exile_but_not_another_zone():
+    this_way = "You must follow the normal timing permissions and restrictions for cards you cast this way."
+    assert verdict(this_way, "You must follow the normal timing permissions and restrictions of the cards you cast "
+                   "from exile.", "Magus of the Mind", "Rona, Disciple of Gix").same
+    assert not verdict(this_way, "You must follow the normal timing permissions and restrictions of the cards you "
+                       "cast from your graveyard.", "Magus of the Mind", "Rona, Disciple of Gix").same
+
+
+def test_non_prefix_typography_and_learned_function_word():
+    text = ("It doesn't copy whether that creature is tapped or untapped, or any {} effects that have changed its "
+            "power, toughness, types, color, or so on.")
+    assert verdict(text.format("noncopy"), text.format("non-copy")).same
+    assert not verdict(text.format("noncopy"), text.format("copy")).same
+    assert verdict('If a spell or ability causes you to put cards in your hand without specifically using the word '
+                   '"draw," the ability won\'t trigger.',
+                   'If a spell or ability causes you to put cards into your hand without specifically using the '
+                   'word "draw," the ability won\'t trigger.').same
+
+
+def test_chinese_pronoun_and_choose_in_one_character():
+    assert verdict("当此衍生物进战场时，所复制的永久物之任何进战场异能都会触发。所选择的永久物上面任何异能也都会生效。",
+                   "当此衍生物进战场时，所复制的永久物之任何进战场异能都会触发。所选永久物上面任何异能也都会生效。").same
+    assert verdict("即使该咒语被反击，它仍会结算。", "即使该咒语被反击，此异能仍会结算。").same
+    assert not verdict("即使该咒语被反击，此生物仍会结算。", "即使该咒语被反击，此异能仍会结算。").same
+
+
+def test_moved_condition_and_pronoun_for_that_player():
+    assert verdict("If the target creature leaves the battlefield, you won't gain life.",
+                   "You won't gain life if the target creature leaves the battlefield.").same
+    assert not verdict("If the target creature leaves the battlefield, you won't gain life.",
+                       "You won't gain life if the target creature enters the battlefield.").same
+    assert verdict("If that player controls no creatures, the ability does nothing.",
+                   "If he or she controls no creatures, the ability does nothing.").same
+    assert not verdict("If that opponent controls no creatures, the ability does nothing.",
+                       "If you control no creatures, the ability does nothing.").same
+
+
+def test_number_in_words_or_digits_and_the_emblem_of_the_card():
+    assert verdict("If the copied creature had {X} in its mana cost, X is 0.",
+                   "If the copied creature has {X} in its mana cost, X is considered to be zero.").same
+    assert not verdict("If the copied creature had {X} in its mana cost, X is 1.",
+                       "If the copied creature has {X} in its mana cost, X is considered to be zero.").same
+    assert verdict("The triggered ability of Ral's emblem resolves before the spell that caused it to trigger.",
+                   "Ral's ability resolves before the spell that caused it to trigger.",
+                   "Ral, Izzet Viceroy", "Ral, Izzet Viceroy").same
