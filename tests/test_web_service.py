@@ -74,6 +74,27 @@ def test_kept_answers_are_given_until_the_new_generation_has_answered_them(index
     assert answers.stats()["entries"] == entries + 1
 
 
+def test_answers_half_warmed_are_not_given_before_the_others(index_dir, tmp_path):
+    """While the warmer has answered only some kept questions on the new generation, every kept question
+    still gets the previous generation's answer (a search and the stats never disagree on which)."""
+    answers = Rulings(index_dir)
+    args = SearchArgs("proliferate")
+    before = answers.search(args)
+    entries = answers.stats()["entries"]
+    rulings("ingest", str(new_document(tmp_path)), "--index", str(index_dir))
+    with answers._lock:                 # as the warmer would have done for the search alone
+        live = answers.generation()
+        with answers._kept:
+            answers._memos(live)
+        key = answers._search_key(args.checked(), service.LIMIT, False)
+        find = answers._searching(args.checked(), service.LIMIT, False)
+        answers._keep(key, live, find(), find, lambda found: len(found[0]))
+        assert answers.search(args) == before
+        assert answers.stats()["entries"] == entries
+    assert settled(lambda: answers.stats()["entries"], entries + 1) == entries + 1
+    assert NEW_RULING in texts(answers.search(args))
+
+
 def test_a_question_first_asked_after_the_switch_is_answered_on_the_new_generation(index_dir, tmp_path):
     answers = Rulings(index_dir)
     answers.search(SearchArgs("proliferate"))

@@ -209,7 +209,9 @@ class Rulings:
                 return fn(*args)
 
     def _memos(self, live: tuple) -> tuple[_Memo, ...]:
-        """The memos a call looks in, newest first, for the live generation; starts the warmer when the live
+        """The memos a call looks in for the live generation: the answers given first (while the warmer
+        answers their questions on the newer generation, so that every answer of one switches at the same
+        moment), then the newer generation's (questions first asked since); starts the warmer when the live
         generation is newer than the answers given and some are kept. Call it holding _kept."""
         if self._memo is None or (self._memo.generation != live and not self._memo.answers):
             self._memo, self._next = _Memo(live), None
@@ -221,11 +223,11 @@ class Rulings:
             if self._warmer is None:
                 self._warmer = threading.Thread(target=self._warm, name="rulings-warm", daemon=True)
                 self._warmer.start()
-        return (self._memo,) if self._next is None else (self._next, self._memo)
+        return (self._memo,) if self._next is None else (self._memo, self._next)
 
     def _kept_value(self, key: tuple, live: tuple):
-        """The answer kept under key (the live generation's, else, while it warms, the previous one's), else
-        _MISSING; takes only the short lock."""
+        """The answer kept under key (while the live generation warms, the previous one's, else one made on
+        the live generation), else _MISSING; takes only the short lock."""
         with self._kept:
             for memo in self._memos(live):
                 found = memo.answers.get(key)
