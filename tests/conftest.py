@@ -1,8 +1,15 @@
-"""Shared fixtures: the real data folder, a CLI runner, and a session index of the bundled corpus."""
+"""Shared fixtures: the real data folder, a CLI runner, and a session index of the bundled corpus.
+
+The suite runs in parallel (pytest-xdist, ``-n auto`` in pyproject.toml): the read-only indexes below that
+take seconds to build (the real corpus's above all) are built once per run, by whichever worker asks
+first, in the run's temporary folder that every worker shares (built_once); the others wait for it."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,6 +29,27 @@ def shared() -> Path:
             pytest.fail(f"{SHARED} is missing; in CI real-data tests never skip")
         pytest.skip("real data not present (../shared/realdata); these tests run in CI")
     return SHARED
+
+
+def built_once(tmp_path_factory, name: str, build: Callable[[Path], object]) -> Path:
+    """The folder <name>/ix made by build(folder) once per test run: in a worker of a parallel run, in the
+    run's temporary folder all workers share, under a lock (a worker that finds it made uses it; one
+    whose build failed leaves no "done" mark, so the next one builds it again); else in this session's."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        folder = tmp_path_factory.mktemp(name) / "ix"
+        build(folder)
+        return folder
+    root = tmp_path_factory.getbasetemp().parent / f"built-once-{name}"
+    root.mkdir(exist_ok=True)
+    folder, done = root / "ix", root / "done"
+    with open(root / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            if folder.exists():
+                shutil.rmtree(folder)                   # a build that failed part way
+            build(folder)
+            done.touch()
+    return folder
 
 
 @pytest.fixture(autouse=True)
@@ -47,18 +75,16 @@ def seed_index(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def real_index(shared, tmp_path_factory) -> Path:
     """An index folder built once from ../shared/realdata (every format, every language)."""
-    folder = tmp_path_factory.mktemp("real") / "ix"
-    catalog.ingest(folder, [shared / "realdata"])
-    return folder
+    return built_once(tmp_path_factory, "real", lambda folder: catalog.ingest(folder, [shared / "realdata"]))
 
 
 @pytest.fixture(scope="session")
 def ixalan_index(shared, tmp_path_factory) -> Path:
     """An index of the real MTGJSON v3 Ixalan and Shadows over Innistrad files (1,229 rulings, 589 entries):
     three Jace planeswalkers, Hijack, rulings dated 2016-04 and 2017-09."""
-    folder = tmp_path_factory.mktemp("ixalan") / "ix"
-    catalog.ingest(folder, [shared / "realdata/mtgjson3-sets/XLN.json", shared / "realdata/mtgjson3-sets/SOI.json"])
-    return folder
+    sets = shared / "realdata/mtgjson3-sets"
+    return built_once(tmp_path_factory, "ixalan", lambda folder: catalog.ingest(folder, [sets / "XLN.json",
+                                                                                        sets / "SOI.json"]))
 
 
 @pytest.fixture
@@ -80,9 +106,7 @@ def small_index(tmp_path_factory) -> Path:
     Chinese, posting lists of many blocks, two segments (a full build's workers)."""
     from engine_indexes import build_small
 
-    folder = tmp_path_factory.mktemp("small") / "ix"
-    build_small(folder)
-    return folder
+    return built_once(tmp_path_factory, "small", build_small)
 
 
 @pytest.fixture(scope="session")
