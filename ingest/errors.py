@@ -54,6 +54,17 @@ class DamagedIndex(RulingsError):
     """The index folder is missing pieces or damaged."""
 
 
+class OtherVersion(DamagedIndex):
+    """The index was made by another version of rulings: its files name classes or a layout this version
+    does not have (rebuilding it from its sources, ``rulings ingest --rebuild SOURCE...``, makes it readable)."""
+
+    @classmethod
+    def at(cls, where) -> OtherVersion:
+        """The error for the index (or its file) at where, with the one-line rebuild advice."""
+        return cls(f"{where}: made by another version; run 'rulings ingest --rebuild SOURCE...' with the "
+                   "files it was made from")
+
+
 class NoIndex(RulingsError):
     """A folder given as an index holds none yet (rulings.Index.ready(): make one with ``ingest``)."""
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from rulings.ingest.errors import NoIndex, RulingsError, UnknownEntry
+from rulings.ingest.errors import NoIndex, OtherVersion, RulingsError, UnknownEntry
 
 if TYPE_CHECKING:
     from rulings.search.catalog import IngestReport, SourceRecord
@@ -154,15 +154,17 @@ class Index:
         from rulings.search import index
 
         with _LOCK:
+            note = on_note or (lambda line: None)
             if index.exists(self._path):
+                if self._at_default():
+                    self._renew_demo(note)
                 return self
             from rulings.search import catalog  # building an index: the catalog and the bundled corpus
-            note = on_note or (lambda line: None)
             if catalog.repairable(self._path):
                 note(f"{self._path}: index files missing; rebuilding them from the remembered sources")
                 catalog.rebuild_entries(self._path)
                 return self
-            if self._given and os.path.abspath(self._path) != os.path.abspath(default_index()):
+            if not self._at_default():
                 if catalog.built_meanwhile(self._path):
                     return self
                 raise NoIndex(f"{self._path}: no rulings index here; make one with 'rulings ingest SOURCE... "
@@ -175,6 +177,29 @@ class Index:
                      f"({sum(len(f.rulings) for f in report.files)} rulings); 'rulings update' brings every "
                      "official ruling, 'rulings ingest PATH' your own files")
             return self
+
+    def _at_default(self) -> bool:
+        """True when this is the default location (opened with no path, or the path default_index() names)."""
+        return not self._given or os.path.abspath(self._path) == os.path.abspath(default_index())
+
+    def _renew_demo(self, note: Callable[[str], None]) -> None:
+        """Rebuild the bundled demo at the default location when another version of rulings made it (the
+        demo a reading command built before an upgrade); said once through note. An index of the user's
+        own sources made by another version is left as it is: reading it raises OtherVersion, which says
+        how to rebuild it from them."""
+        from rulings.search import index
+
+        try:
+            with index.searcher(self._path):     # opened and kept for the command that follows
+                return
+        except OtherVersion:
+            from rulings.search import catalog
+            if not catalog.demo_only(self._path):
+                raise
+            from rulings.corpus import corpus_files
+            report = catalog.ingest(self._path, corpus_files(), rebuild=True)
+        note(f"{self._path}: the bundled demo index was made by another version of rulings, so it was "
+             f"built again ({sum(len(f.rulings) for f in report.files)} rulings)")
 
     def close(self) -> None:
         """Release what reads of this folder keep open in the process (search/index.py release(): the kept

@@ -47,7 +47,7 @@ from stat import S_ISREG
 from typing import TYPE_CHECKING
 
 from rulings.corpus import BUNDLED, bundled_name, former_copy
-from rulings.ingest.errors import DamagedIndex, IndexWriteError, ReadError, RulingsError
+from rulings.ingest.errors import DamagedIndex, IndexWriteError, OtherVersion, ReadError, RulingsError
 from rulings.search import folder, index
 
 if TYPE_CHECKING:
@@ -272,7 +272,7 @@ def load_state(index_dir: Path, corpus: bool = True) -> State:
         return State()
     state = _unpickle(path)
     if not isinstance(state, State) or getattr(state, "version", None) != STATE_VERSION:
-        raise DamagedIndex(f"{path}: made by another version; run 'rulings ingest --rebuild'")
+        raise OtherVersion.at(path)
     _check_store(index_dir, state)
     if corpus:
         state.corpus = _unpickle(index_dir / CORPUS)
@@ -360,6 +360,28 @@ def _unpickle(path: Path):
     finally:
         if enabled:
             gc.enable()
+
+
+def demo_only(index_dir: Path) -> bool:
+    """True when every source the index remembers is a bundled document (the demo that a reading command
+    builds at the default location), read from its state whatever version wrote it: a state pickled
+    before the one import package names the modules ``search.*``, ``ingest.*``, ``corpus.*``. False
+    when the state is missing, unreadable, or names any other source."""
+    try:
+        with open(folder.live(index_dir) / STATE, "rb") as handle:
+            sources = list(_AnyVersion(handle).load().sources)
+    except Exception:  # noqa: BLE001 (pickle raises many kinds; any of them: not known to be the demo)
+        return False
+    return bool(sources) and all(bundled_name(key) or former_copy(key) for key in sources)
+
+
+class _AnyVersion(pickle.Unpickler):
+    """An unpickler that reads the classes of a state written before the modules moved into ``rulings``."""
+
+    def find_class(self, module: str, name: str):
+        if module.partition(".")[0] in ("search", "ingest", "corpus"):
+            module = "rulings." + module
+        return super().find_class(module, name)
 
 
 def save_state(index_dir: Path, state: State) -> None:

@@ -23,7 +23,7 @@ from whoosh import index as whoosh_index
 from whoosh.columns import VarBytesColumn
 from whoosh.fields import COLUMN, ID, KEYWORD, TEXT, Schema
 
-from rulings.ingest.errors import DamagedIndex
+from rulings.ingest.errors import DamagedIndex, OtherVersion
 from rulings.ingest.model import Entry, entry_to_dict
 from rulings.search import engine
 from rulings.search import folder as index_folder
@@ -146,7 +146,7 @@ def searcher(index_dir: Path) -> Iterator:
     try:
         opened = opened or _cached_searcher(generation)
         if "entry" not in opened.schema or not isinstance(opened.schema["entry"], EntryColumn):
-            raise DamagedIndex(f"{index_dir}: made by another version; run 'rulings ingest --rebuild'")
+            raise OtherVersion.at(index_dir)
         yield opened
     except DAMAGE as err:
         _forget(generation)
@@ -194,7 +194,7 @@ def _cached_searcher(index_dir: Path):
         opened = engine.open_searcher(str(Path(key) / WHOOSH_DIR))   # DAMAGE: searcher() reports
     except (AttributeError, ImportError):
         # the table of contents pickles the schema: it names a class of ours this version lacks
-        raise DamagedIndex(f"{index_dir}: made by another version; run 'rulings ingest --rebuild'") from None
+        raise OtherVersion.at(index_dir) from None
     _OPEN[key] = (signature, opened)
     while len(_OPEN) > _KEEP:
         _close(_OPEN.pop(next(iter(_OPEN)))[1])

@@ -183,6 +183,9 @@ def test_entry_column_gives_back_texts_utf8_cannot_hold(tmp_path):
         assert index.entries_at(opened, [3, 0]) == [shapes[3], shapes[0]]
 
 
+REBUILD_ADVICE = r"made by another version; run 'rulings ingest --rebuild SOURCE\.\.\.' with the files it was made from"
+
+
 def test_index_of_an_earlier_version_asks_for_a_rebuild(tmp_path):
     """An index whose entries are Whoosh stored fields (made before the entry column) is refused with
     the one-line rebuild advice, not read as empty entries."""
@@ -191,8 +194,7 @@ def test_index_of_an_earlier_version_asks_for_a_rebuild(tmp_path):
     earlier.add("entry", STORED())
     (tmp_path / index.WHOOSH_DIR).mkdir()
     whoosh_index.create_in(str(tmp_path / index.WHOOSH_DIR), earlier)
-    with pytest.raises(DamagedIndex, match="made by another version; run 'rulings ingest --rebuild'"), \
-            index.searcher(tmp_path):
+    with pytest.raises(DamagedIndex, match=REBUILD_ADVICE), index.searcher(tmp_path):
         pass
 
 
@@ -224,6 +226,5 @@ def test_index_naming_a_class_this_version_lacks_asks_for_a_rebuild(tmp_path, mo
     index.write_documents(tmp_path, iter([(shape, json.dumps(shape), False)]))
     index._forget(tmp_path)
     monkeypatch.delattr(index, "EntryColumn")
-    with pytest.raises(DamagedIndex, match="made by another version; run 'rulings ingest --rebuild'"), \
-            index.searcher(tmp_path):
+    with pytest.raises(DamagedIndex, match=REBUILD_ADVICE), index.searcher(tmp_path):
         pass

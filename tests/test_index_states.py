@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import json
+import pickle
 import shutil
 import sqlite3
 import subprocess
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from rulings.ingest.errors import DamagedIndex
+from rulings.corpus import corpus_files
+from rulings.ingest.errors import DamagedIndex, OtherVersion
 from rulings.search import catalog, folder, index
 from rulings.search.cli import cli
 
@@ -189,6 +191,54 @@ def test_default_location_builds_the_demo_and_says_so_once(runner, tmp_path, mon
     assert len(json.loads(first.stdout)) == 7                       # the seeds' 7 proliferate entries
     again = runner.invoke(cli, ["search", "proliferate", "--format", "json", "--index", str(home)])
     assert (again.exit_code, again.stderr, again.stdout) == (0, "", first.stdout)
+
+
+def as_if_another_version_made(index_dir: Path, monkeypatch) -> None:
+    """Make index_dir what an earlier version left: its table of contents names an entry column class this
+    version lacks, and its state names the modules as they were before the one import package
+    (``search.catalog.State``)."""
+    live = folder.live(index_dir)
+    toc = next((live / index.WHOOSH_DIR).glob("_MAIN_*.toc"))
+    toc.write_bytes(toc.read_bytes().replace(b"EntryColumn", b"EntryColumX"))       # same length: still a pickle
+    state = catalog.load_state(index_dir, corpus=False)
+    with monkeypatch.context() as patch:
+        patch.setitem(sys.modules, "search.catalog", catalog)
+        patch.setattr(catalog.State, "__module__", "search.catalog")
+        (live / catalog.STATE).write_bytes(pickle.dumps(state))
+    assert b"\x0esearch.catalog\x94\x8c\x05State" in (live / catalog.STATE).read_bytes()
+    index.release(index_dir)
+
+
+def test_demo_made_by_another_version_at_the_default_location_is_built_again(runner, tmp_path, monkeypatch):
+    """After an upgrade, README's first command finds the demo an earlier version built at the default location:
+    it is built again from the bundled corpus and said once, not refused (the demo is nobody's data)."""
+    home = tmp_path / "data" / "index"
+    monkeypatch.setenv("RULINGS_INDEX", str(home))
+    catalog.ingest(home, corpus_files())
+    as_if_another_version_made(home, monkeypatch)
+    with pytest.raises(OtherVersion), index.searcher(home):
+        pass
+    first = runner.invoke(cli, ["search", "proliferate", "--format", "json"])
+    assert first.exit_code == 0, first.output
+    assert first.stderr == (f"{home}: the bundled demo index was made by another version of rulings, so it was "
+                            "built again (54 rulings)\n")
+    assert len(json.loads(first.stdout)) == 7                       # the seeds' 7 proliferate entries
+    again = runner.invoke(cli, ["search", "proliferate", "--format", "json"])
+    assert (again.exit_code, again.stderr, again.stdout) == (0, "", first.stdout)
+
+
+@pytest.mark.parametrize("where", ["default", "given"])
+def test_own_index_made_by_another_version_is_never_replaced(runner, tenth_copy, monkeypatch, where):
+    """An index of the user's own sources made by another version is one error line naming the rebuild with
+    its sources, at the default location too: it is never replaced by the demo."""
+    if where == "default":
+        monkeypatch.setenv("RULINGS_INDEX", str(tenth_copy))
+    as_if_another_version_made(tenth_copy, monkeypatch)
+    before = sorted((p.name, p.stat().st_size) for p in folder.live(tenth_copy).rglob("*"))
+    result = runner.invoke(cli, ["search", "flying"] + (["--index", str(tenth_copy)] if where == "given" else []))
+    one_error_line(result, f"{folder.live(tenth_copy)}: made by another version; run 'rulings ingest --rebuild "
+                           "SOURCE...' with the files it was made from")
+    assert sorted((p.name, p.stat().st_size) for p in folder.live(tenth_copy).rglob("*")) == before
 
 
 def test_rulings_store_missing_rows_is_a_damaged_index(runner, tenth_copy):
