@@ -42,7 +42,7 @@ OTHER_CARD = "@"
 _CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
 _CJK = re.compile(f"[{_CJK_CHAR}]")
 _TOKEN = re.compile(
-    rf"\{{[^}}]*\}}|[+-]?[\dx*]+/[+-]?[\dx*]+|[+-]?\d+|~|@|[a-z]+(?:'[a-z]+)*|[{_CJK_CHAR}]")
+    rf"\{{[^}}]*\}}|[+-]?[\dx*]+/[+-]?[\dx*]+|[+-]?\d+|[~@](?:'s\b)?|[a-z]+(?:'[a-z]+)*|[{_CJK_CHAR}]")
 _PT = re.compile(r"^[+-]?[\dx*]+/[+-]?[\dx*]+$")
 
 # --- English comparison form -------------------------------------------------------------
@@ -165,6 +165,9 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     # template generations, as in English: 法术力值 (mana value) for 总法术力费用 (converted mana cost),
     # 试图结算 (tries to resolve) for 结算, 被置入 (is put into) for 进入, 贴附 for 结附 (attached)
     (r"总法术力费用", "法术力值"),
+    (r"替身甲|图腾铠甲", "本影甲"),             # totem armor, renamed umbra armor (CR 702.89, 2023)
+    # "while it resolves" said three ways: 结算的过程(当)中 / 正在结算时 / 结算时
+    (r"正在结算时|结算的?过程当?中", "结算时"),
     (r"试图结算", "结算"),
     (r"(?:将|会)?被置入|(?:将|会)进入", "进入"),
     (r"贴附", "结附"),
@@ -190,7 +193,10 @@ _ZH_SOFT = frozenset("~的了之该此其已经都则就将也这所被个因在
 _ZH_GENERIC = ("生物", "牌手", "咒语", "永久物", "衍生物", "异能", "神器", "结界", "地", "牌", "对手", "某")
 _ZH_EFFECTS = [(re.compile(p), name) for p, name in [
     (r"获得[^.。,，]{0,4}生命", "gain life"), (r"失去[^.。,，]{0,4}生命", "lose life"), (r"抓", "draw"),
-    (r"占卜", "scry"), (r"伤害", "damage"), (r"衍生物", "token"), (r"放逐", "exile"),
+    (r"占卜", "scry"), (r"伤害", "damage"), (r"放逐", "exile"),
+    # any token (衍生物), also one named as the subject: "the token enters" is not "~ enters" (public pair
+    # P0196; the guidelines' object type), although English tells a token made from one named
+    (r"衍生物", "token"),
     (r"消灭", "destroy"), (r"牺牲", "sacrifice"), (r"刺探", "surveil"), (r"探险", "explore"),
 ]]
 
@@ -246,8 +252,9 @@ def _stem(word: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """Word, symbol, number, P/T and ``~`` tokens of a folded text; Chinese as single characters."""
-    return _TOKEN.findall(text)
+    """Word, symbol, number, P/T and ``~`` tokens of a folded text; Chinese as single characters. The
+    possessive of a card ("~'s power") is the card, as "the creature's" is "the creature" once stemmed."""
+    return [t[0] if t[0] in "~@" else t for t in _TOKEN.findall(text)]
 
 
 def _apply(rules, text: str) -> str:
@@ -502,6 +509,8 @@ _NEVER_A_SLIP = frozenset(["first", "second", "third", "fourth", "last", "previo
                            "原本", "原版", "首",
                            "may", "must", "can", "could", "will", "would", "should", "might", "need",
                            "可以", "可", "能", "必须", "须", "得", "会", "将", "应", "team", "队伍",
+                           # when, against before or after
+                           "before", "after", "until", "前", "后", "之前", "之后", "直到",
                            "both", "either", "neither", "any", "no", "none", "some", "one", "两", "任一", "皆",
                            # what happens: an event or an action ("enters" is not "dies")
                            "enter", "die", "leav", "return", "draw", "discard", "gain", "lose", "deal", "prevent",
@@ -530,6 +539,8 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
     if {tuple(ha), tuple(hb)} == {(OTHER_CARD,), ()} and PLACEHOLDER in (cb if ha else ca):
         return "referent"           # the subject called by its own name where the card field names another
     if _names_subject(zh, ca, ha, cb, hb) or _names_subject(zh, cb, hb, ca, ha):
+        return "referent"
+    if zh and (_keyword_for(ta, i1, i2, tb, j1, j2) or _keyword_for(tb, j1, j2, ta, i1, i2)):
         return "referent"
     if (not hb and _restated(ca, ha, ta, i1, i2)) or (not ha and _restated(cb, hb, tb, j1, j2)):
         return "referent"
@@ -643,17 +654,40 @@ _EN_REFERENT = frozenset(
     "static last first second third".split())
 _GENERAL = frozenset(["a", "an"])     # a general rule's subject ("a spell") for the card's own
 _ZH_REFERENT = re.compile(
-    r"(?:某|一)?(?:放逐|结附|装备|所选|选择|复制|原版)?(?:衍生物|复制品|生物|永久物|牌|咒语|神器|结界|鹏洛客|徽记|异能)")
+    r"(?:某|一|每)?(?:个|一)?(?:所|被|受)?(?:放逐|结附|装备|所选|选择|复制|原版|影响|移回|佩带此武具|佩带该武具)?的?"
+    r"(?:衍生物|复制品|生物|永久物|牌|咒语|神器|结界|鹏洛客|徽记|异能)")
+
+
+def _keyword_for(ta, i1: int, i2: int, tb, j1: int, j2: int) -> bool:
+    """A keyword's ability (灵技异能, heroic) in ta[i1:i2] against the card's own ability in tb[j1:j2] (``~``,
+    which ~的异能 is in the comparison form, or 该异能 "this ability" when the alignment keeps 异能 common),
+    in Chinese, when tb's text also names that keyword (the card has it: "Tarmogoyf's ability" is not
+    "the devoid ability")."""
+    phrase = "".join(ta[i1:i2]).lstrip("该此这其")
+    other = [t for t in tb[j1:j2] if t not in _ZH_SOFT or t == PLACEHOLDER]     # (~ is a soft word)
+    if phrase.endswith("异能") and other == [PLACEHOLDER]:
+        name = phrase[:-2]
+    elif "".join(ta[i2:i2 + 2]) == "异能" == "".join(tb[j2:j2 + 2]) and other in ([], [PLACEHOLDER]):
+        name = phrase
+    else:
+        return False
+    return bool(name) and bool(_zh_mechanic_names().fullmatch(name)) and name in "".join(tb)
+
+
+_ZH_NTH_ABILITY = re.compile(r"(?:第[一二三四五六]个|最后一个)(?:触发式|起动式|静止式)?异能")
 
 
 def _names_subject(zh: bool, chunk, hard, other, other_hard) -> bool:
     """``~`` (the ruling's own card) on one side against a short definite noun phrase naming the
     same subject another way on the other (guidelines: the subject named another way), or the
     general subject of the same rule ("a spell", 某个咒语: a general rule against the card's own)."""
-    if other_hard or PLACEHOLDER not in other or not hard or len(hard) > (4 if zh else 3):
+    if other_hard or PLACEHOLDER not in other or not hard or len(hard) > (8 if zh else 3):
         return False
     if zh:
-        return (chunk[0] in _DEFINITE or chunk[0] in "某一") and bool(_ZH_REFERENT.fullmatch("".join(hard)))
+        phrase = "".join(t for t in chunk if t != PLACEHOLDER)
+        if _ZH_NTH_ABILITY.fullmatch(phrase):
+            return True             # the card's ability called by its place (最后一个异能 for ~的异能)
+        return phrase[0] in "该此这其某一每" and bool(_ZH_REFERENT.fullmatch(phrase.lstrip("该此这其")))
     return chunk[0] in _DEFINITE | _GENERAL and all(t in _en_referent_stems() for t in hard)
 
 

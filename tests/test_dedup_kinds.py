@@ -168,3 +168,48 @@ def test_number_in_words_or_digits_and_the_emblem_of_the_card():
     assert verdict("The triggered ability of Ral's emblem resolves before the spell that caused it to trigger.",
                    "Ral's ability resolves before the spell that caused it to trigger.",
                    "Ral, Izzet Viceroy", "Ral, Izzet Viceroy").same
+
+
+def test_chinese_subject_by_place_and_keyword_ability_but_never_a_token_or_another_keyword():
+    # a creature (某生物) for the card, and its second ability (第二个异能) for the card's own
+    assert verdict("将某生物的力量加倍之流程是：该生物得+X/+0，X 为它于教团引领结算时的力量。",
+                   "将超频电流术士的力量加倍之流程是：该生物得+X/+0，X 为它于第二个异能结算时的力量。",
+                   "教团引领", "超频电流术士").same
+    # the heroic ability (灵技异能) for the card's ability, in a ruling that names heroic for that card too
+    assert verdict("只要你施放的咒语不含生物此类别，魂刃巨灵的异能便会触发。对于具多个类别的"
+                   "咒语而言，只要此咒语诸类别中包含生物（例如神器生物），该异能便不会在你施放"
+                   "此咒语时触发。使用地同样不会触发灵技异能。",
+                   "只要你施放的咒语不含生物此类别，灵技异能便会触发。对于具多个类别的咒语而言，"
+                   "只要此咒语诸类别中包含生物（例如神器生物），灵技异能便不会在你施放此咒语时"
+                   "触发。使用地同样不会触发灵技异能。",
+                   "魂刃巨灵", None).same
+    # ... but a card's ability is not another keyword's (Tarmogoyf's is no devoid ability)
+    assert not verdict("塔莫耶夫的异能在所有区域都会生效，而不只是在战场上。",
+                       "虚色异能在所有区域都生效，而不只是在战场上。", "塔莫耶夫", None).same
+    # a token entering is not the card entering (public pair P0196: the object type)
+    assert not verdict("当此衍生物进战场时，所复制的生物之任何进战场异能都会触发。",
+                       "当另我离影进战场时，它所复制的生物之任何进战场异能都会触发。", "军团之盔", "另我离影").same
+
+
+def test_renamed_keyword_and_resolution_said_another_way_in_chinese():
+    # totem armor (替身甲) renamed umbra armor (本影甲), CR 702.89
+    assert verdict("替身甲的效应为强制性。如果所结附的生物将被消灭，则你必须改为移除它上面的"
+                   "所有伤害，并消灭这个具有替身甲异能的灵气。",
+                   "本影甲的效应为强制性。如果所结附的生物将被消灭，则你必须改为移除它上面的"
+                   "所有伤害（如有），并消灭这个具有本影甲异能的灵气。").same
+    assert not verdict("本影甲的效应为强制性。如果所结附的生物将被消灭，则你必须改为移除它上面的所有伤害。",
+                       "不灭的效应为强制性。如果所结附的生物将被消灭，则你必须改为移除它上面的所有伤害。").same
+    # "while it resolves": 结算过程中 / 正在结算时
+    assert verdict("你是于装配异能结算过程中，才选择是要在生物上放置+1/+1 指示物或派出自动机衍生物。",
+                   "你是于装配异能正在结算时，才选择是要在该生物上放置+1/+1指示物或派出自动机衍生物。").same
+    assert not verdict("你是于装配异能结算过程中，才选择是要在生物上放置+1/+1 指示物或派出自动机衍生物。",
+                       "你是于装配异能结算之后，才选择是要在该生物上放置+1/+1指示物或派出自动机衍生物。").same
+
+
+def test_card_possessive_is_the_card():
+    assert verdict("If Attendant of Vraska's power was negative, you don't lose or gain life.",
+                   "If the creature's power is negative, you don't lose or gain life.",
+                   "Attendant of Vraska", "Infernal Reckoning").same
+    assert not verdict("If Attendant of Vraska's toughness was negative, you don't lose or gain life.",
+                       "If the creature's power is negative, you don't lose or gain life.",
+                       "Attendant of Vraska", "Infernal Reckoning").same
