@@ -498,8 +498,14 @@ def _one_slip(spans: list[tuple[str, list[str], list[str], int]], ta, tb) -> boo
     if len(spans) != 1 or min(len(ta), len(tb)) < SLIP_CONTEXT:
         return False
     kind, ha, hb, width = spans[0]
+    timing = [bool(_TIMING.intersection(side)) for side in (ha, hb)]
+    if any(timing) and not (ha and hb and not all(timing)):
+        return False        # "after" against "before" or nothing changes when; against "once" it is wording
     return (kind == "content" and len(ha) <= SLIP_TOKENS and len(hb) <= SLIP_TOKENS and width <= SLIP_TOKENS + 1
             and not _NEVER_A_SLIP.intersection(ha + hb))
+
+
+_TIMING = frozenset(["before", "after", "until", "前", "后", "之前", "之后", "直到"])
 
 
 # Never a slip: which one of several ("the first spell" is not "the original spell"), whether it must, may
@@ -509,8 +515,7 @@ _NEVER_A_SLIP = frozenset(["first", "second", "third", "fourth", "last", "previo
                            "原本", "原版", "首",
                            "may", "must", "can", "could", "will", "would", "should", "might", "need",
                            "可以", "可", "能", "必须", "须", "得", "会", "将", "应", "team", "队伍",
-                           # when, against before or after
-                           "before", "after", "until", "前", "后", "之前", "之后", "直到",
+
                            "both", "either", "neither", "any", "no", "none", "some", "one", "两", "任一", "皆",
                            # what happens: an event or an action ("enters" is not "dies")
                            "enter", "die", "leav", "return", "draw", "discard", "gain", "lose", "deal", "prevent",
