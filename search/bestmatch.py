@@ -317,8 +317,9 @@ def chinese_units(run: str, vocabulary: dict[str, int], without: str = "") -> li
 @lru_cache(maxsize=1)
 def _table_words() -> frozenset[str]:
     words = {w for w in FUNCTION_WORDS_ZH if _HAN.fullmatch(w)}
-    for key in meanings():
-        words.update(w for w in key if _HAN.fullmatch(w))
+    for key, rows in meanings().items():
+        if not all(row.across for row in rows):       # a translation's Chinese word segments nothing
+            words.update(w for w in key if _HAN.fullmatch(w))
     return frozenset(words)
 
 

@@ -1,13 +1,16 @@
 """What a query's words mean beyond their letters: function words, player words, obsolete and renamed terms.
 
-Two tables in ``search/data/``:
+Three tables in ``search/data/``:
 
 - ``player-words.json``: words people search with that rulings do not use (ETB, fizzle, sac,
   进场, 攻击力) and what rulings write instead; reviewed by hand, each row tested in
   tests/test_terms.py;
 - ``obsolete-terms.json``: the Comprehensive Rules glossary's obsolete and renamed terms
   (converted mana cost -> mana value, totem armor -> umbra armor, tribal -> kindred), derived
-  by scripts/derive_terms.py from ../shared/realdata; each row works both ways.
+  by scripts/derive_terms.py from ../shared/realdata; each row works both ways;
+- ``bilingual-words.json``: English and Chinese rules words that translate each other (respond /
+  回应), derived by scripts/derive_bilingual.py from the translated rulings of ../shared/realdata: a
+  word also finds the rulings that exist only in the other language (issue 20, item 4).
 
 Query time only (search/bestmatch.py): a meaning is searched with less weight than the words
 typed, and nothing here changes a ruling's text or its snippet.
@@ -56,13 +59,14 @@ def is_function_word(word: str) -> bool:
 @dataclass(frozen=True)
 class Meaning:
     """One row of a table read for a query: ``terms`` (what the user types, as stems or Chinese
-    words) mean each of ``means`` (what rulings write; text as written in the table), whose words
-    may have up to ``near`` other words between them."""
+    words) mean each of ``means`` (what rulings write; text as written in the table, in language
+    ``lang``), whose words may have up to ``near`` other words between them."""
 
     terms: tuple[str, ...]
     means: tuple[str, ...]
     near: int
     lang: str
+    across: bool = False         # a translation (bilingual-words.json): means are in the other language
 
 
 def key_of(words: list[str] | tuple[str, ...]) -> tuple[str, ...]:
@@ -77,7 +81,9 @@ def _phrase_words(text: str) -> list[str]:
 @lru_cache(maxsize=1)
 def meanings() -> dict[tuple[str, ...], tuple[Meaning, ...]]:
     """Every row of both tables by the key_of() of its terms; a ``both`` row also by the key of each
-    meaning (which then means the row's terms). Raises FileNotFoundError or ValueError when a table
+    meaning (which then means the row's terms); each word pair of ``bilingual-words.json`` (made by
+    scripts/derive_bilingual.py) both ways, as a meaning in the other language (``across``).
+    Raises FileNotFoundError or ValueError when a table
     of the installed package is missing or damaged."""
     found: dict[tuple[str, ...], list[Meaning]] = {}
     for name in ("player-words.json", "obsolete-terms.json"):
@@ -91,6 +97,11 @@ def meanings() -> dict[tuple[str, ...], tuple[Meaning, ...]]:
                 for meaning in means:
                     back = key_of(_phrase_words(fold(meaning)))
                     found.setdefault(back, []).append(Meaning(back, (" ".join(terms),), near, row["lang"]))
+    table = json.loads(resources.files("rulings.search").joinpath("data", "bilingual-words.json").read_text("utf-8"))
+    for row in table["rows"]:
+        english, chinese = key_of([row["en"]]), (row["zh"],)
+        found.setdefault(english, []).append(Meaning(english, (row["zh"],), 0, "zh", across=True))
+        found.setdefault(chinese, []).append(Meaning(chinese, (row["en"],), 0, "en", across=True))
     return {key: tuple(rows) for key, rows in found.items()}
 
 

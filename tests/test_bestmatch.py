@@ -9,7 +9,7 @@ from importlib import resources
 import pytest
 
 from rulings.ingest.errors import QueryError
-from rulings.search import bestmatch, index, query
+from rulings.search import bestmatch, index, query, terms
 from rulings.search.analysis import fold
 
 
@@ -29,7 +29,10 @@ def test_a_question_finds_what_its_words_find(real_index):
     found = hits(real_index, "can I respond to proliferate?", limit=10)
     assert found and "proliferate" in found[0]["mechanics"]
     assert sum("proliferate" in h["mechanics"] for h in found[:5]) >= 2
-    assert any(re.search(r"respon", h["text"], re.I) for h in found[:5])
+    assert all(re.search(r"回应", h["text"]) for h in found[:5])       # the Chinese rulings hold both words
+    english = hits(real_index, "can I respond to proliferate?", limit=10, lang="en")
+    assert sum("proliferate" in h["mechanics"] for h in english[:5]) >= 2
+    assert any(re.search(r"respon", h["text"], re.I) for h in english[:5])
     assert query.search(real_index, "can I respond to proliferate", every_word=True) == []
 
 
@@ -186,6 +189,41 @@ def test_card_names_across_languages(real_index):
     assert any(h["lang"] == "en" and h["cards"] == ["Lifecrafter's Gift"] for h in found)
 
 
+def test_rules_words_across_languages(real_index):
+    """'can I respond to proliferate': no English ruling of the real data says both, the Chinese ones do
+    (回应 is respond's translation in search/data/bilingual-words.json), so they come first, before English
+    rulings holding one of the two words; a Chinese query finds English rulings the same way, after its own."""
+    top = hits(real_index, "can I respond to proliferate", limit=5)
+    assert all(h["lang"].startswith("zh") and "回应" in h["text"] and "增殖" in h["text"] for h in top)
+    found = hits(real_index, "回应 结算", limit=100_000)        # respond, resolve
+    chinese = [i for i, h in enumerate(found) if h["lang"].startswith("zh")]
+    english = [i for i, h in enumerate(found) if h["lang"] == "en"]
+    assert english and chinese and min(english) > min(chinese)
+    assert all(re.search(r"respond|resolv", found[i]["text"], re.I) for i in english[:20])
+
+
+def test_the_bilingual_table_keeps_its_derivation_rules():
+    """Every row of search/data/bilingual-words.json (scripts/derive_bilingual.py) is a mutual-best pair
+    above the script's thresholds, names no mechanic (names.json translates those) and is a word of
+    each language."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "derive_bilingual", Path(__file__).parent.parent / "scripts" / "derive_bilingual.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    rows = json.loads(resources.files("rulings.search").joinpath("data", "bilingual-words.json").read_text("utf-8"))
+    rows = rows["rows"]
+    assert len(rows) >= 50 and {"en": "respond", "zh": "回应"} in [{k: r[k] for k in ("en", "zh")} for r in rows]
+    mechanics = bestmatch._mechanic_names()
+    for row in rows:
+        assert row["dice"] >= script.MIN_DICE and row["pairs"] >= script.MIN_PAIRS, row
+        assert re.fullmatch(r"[a-z][a-z'-]+", row["en"]) and re.fullmatch(r"[\u4e00-\u9fff]{2,}", row["zh"]), row
+        assert row["zh"] not in mechanics and " ".join(terms.key_of([row["en"]])) not in mechanics, row
+    assert len({r["en"] for r in rows}) == len({r["zh"] for r in rows}) == len(rows)      # one partner each
+
+
 # ---------------------------------------------------------------- a new user's findings (the tester's)
 
 
@@ -197,7 +235,7 @@ def test_the_term_tables_ship_with_the_package():
     config = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text("utf-8"))
     assert "data/*.json" in config["tool"]["setuptools"]["package-data"]["rulings.search"]
     names = sorted(p.name for p in resources.files("rulings.search").joinpath("data").iterdir())
-    assert names == ["names.json", "obsolete-terms.json", "player-words.json"]
+    assert names == ["bilingual-words.json", "names.json", "obsolete-terms.json", "player-words.json"]
 
 
 def test_the_name_tables_are_what_the_vocabulary_gives_today():
