@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         if dice > best_zh.get(z, (0.0, ""))[0]:
             best_zh[z] = (dice, e)
     rows = []
-    for e, (dice, z) in sorted(best_en.items(), key=lambda item: -item[1][0]):
+    for e, (dice, z) in sorted(best_en.items(), key=lambda item: (-item[1][0], item[0])):
         if dice < MIN_DICE or best_zh[z][1] != e or e in mechanics or z in mechanics:
             continue
         if share["en"][e] > MAX_SHARE * totals["en"] or share["zh"][z] > MAX_SHARE * totals["zh"]:
