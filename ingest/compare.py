@@ -515,7 +515,6 @@ _NEVER_A_SLIP = frozenset(["first", "second", "third", "fourth", "last", "previo
                            "原本", "原版", "首",
                            "may", "must", "can", "could", "will", "would", "should", "might", "need",
                            "可以", "可", "能", "必须", "须", "得", "会", "将", "应", "team", "队伍",
-
                            "both", "either", "neither", "any", "no", "none", "some", "one", "两", "任一", "皆",
                            # what happens: an event or an action ("enters" is not "dies")
                            "enter", "die", "leav", "return", "draw", "discard", "gain", "lose", "deal", "prevent",

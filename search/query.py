@@ -739,14 +739,15 @@ def _covers(searcher, units: list[bestmatch.Unit], vocabulary: dict[str, int], e
 
 def _meaning_clause(text: str, meaning, vocabulary: dict[str, int], empty: frozenset[str]) -> Query | None:
     """A meaning's words in the text fields of its language (a phrase with the row's slop)."""
-    if meaning.lang == "zh":
-        pieces = [text] if text in vocabulary else bestmatch.chinese_units(text, vocabulary)
-        found = Term("text_zh", pieces[0]) if len(pieces) == 1 else Phrase("text_zh", pieces, slop=meaning.near + 1)
-        if not meaning.across or len(text) < 2:
-            return found
+    if meaning.lang == "zh" and meaning.across:
         # a translation, for a query that may hold no Chinese (so no vocabulary was read): the word where
         # the index made it one, its characters where it did not
-        return Or([Term("text_zh", text), Phrase("text_zh", list(text))])
+        return Or([Term("text_zh", text), Phrase("text_zh", list(text))]) if len(text) > 1 else Term("text_zh", text)
+    if meaning.lang == "zh":
+        pieces = [text] if text in vocabulary else bestmatch.chinese_units(text, vocabulary)
+        if len(pieces) == 1:
+            return Term("text_zh", pieces[0])
+        return Phrase("text_zh", pieces, slop=meaning.near + 1)
     fields = [name for name in ("text", "variants") if name not in empty] or ["text"]
     made = [bestmatch.phrase_of(name, text, meaning.near + 1, 1.0) for name in fields]
     made = [q for q in made if q is not None]

@@ -80,11 +80,10 @@ def _phrase_words(text: str) -> list[str]:
 
 @lru_cache(maxsize=1)
 def meanings() -> dict[tuple[str, ...], tuple[Meaning, ...]]:
-    """Every row of both tables by the key_of() of its terms; a ``both`` row also by the key of each
-    meaning (which then means the row's terms); each word pair of ``bilingual-words.json`` (made by
-    scripts/derive_bilingual.py) both ways, as a meaning in the other language (``across``).
-    Raises FileNotFoundError or ValueError when a table
-    of the installed package is missing or damaged."""
+    """Every row of player-words.json and obsolete-terms.json by the key_of() of its terms (a ``both`` row
+    also by the key of each meaning, which then means the row's terms), and each word pair of
+    bilingual-words.json both ways, as a meaning in the other language (``across``). Raises
+    FileNotFoundError or ValueError when a table of the installed package is missing or damaged."""
     found: dict[tuple[str, ...], list[Meaning]] = {}
     for name in ("player-words.json", "obsolete-terms.json"):
         table = json.loads(resources.files("rulings.search").joinpath("data", name).read_text("utf-8"))
