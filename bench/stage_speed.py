@@ -107,15 +107,15 @@ def main(argv: list[str]) -> int:
     print(f"read {len(rulings):,} rulings in {time.perf_counter() - started:.1f} s, RSS {current_rss_mb():,.0f} MB",
           flush=True)
     if args.cpu:
-        pipeline._Clock.now = staticmethod(time.process_time)
+        pipeline.Clock.now = staticmethod(time.process_time)
     rss_after: dict[str, float] = {}
-    lap = pipeline._Clock.lap
+    lap = pipeline.Clock.lap
 
     def lap_with_rss(clock, stage):
         lap(clock, stage)
         rss_after[stage] = current_rss_mb()
 
-    pipeline._Clock.lap = lap_with_rss
+    pipeline.Clock.lap = lap_with_rss
     watch = GcWatch()
     gc.callbacks.append(watch)
     timings: dict[str, float] = {}

@@ -67,8 +67,9 @@ def _nothing_stored(refs: list) -> dict:
     return {}
 
 
-class _Clock:
-    """Adds the seconds since the last lap to timings[stage] (does nothing without a dict).
+class Clock:
+    """The timer of the ingest's steps: lap(step) adds the wall seconds since the last lap (or since it was
+    made) to timings[step]; does nothing without a dict.
 
     now: the clock (wall seconds; bench/stage_speed.py --cpu sets time.process_time).
     """
@@ -238,7 +239,7 @@ def _update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict
                    timings: dict[str, float] | None, workers, previous_ids: dict[tuple, str] | None = None,
                    aliases: dict[str, list[str]] | None = None) -> Update:
     """update_corpus() with its worker processes (a multiprocessing Pool), or None: its steps in order."""
-    clock = _Clock(timings)
+    clock = Clock(timings)
     run = _Run(corpus, fetch, _Pool(added), dict(previous_ids or {}), dict(aliases or {}))
     forget_removed(run, removed)
     clock.lap("remove")

@@ -769,7 +769,9 @@ def entry_hash(entry_json: str) -> str:
 
 def update_entries(index_dir: Path, state: State, added: list[SourceRecord], removed: list[SourceRecord],
                    full: bool = False, timings: dict[str, float] | None = None) -> dict[str, int]:
-    """Apply added and removed sources to the entries, the Whoosh index, the summary and the state.
+    """Apply added and removed sources to the entries, the Whoosh index, the summary and the state: the
+    steps after reading, each timed in place into timings (wall seconds by step: the pipeline's remove,
+    normalise, dedup, ids, tag and translate (ingest/pipeline.py update_corpus), then store, index, save).
 
     added: records just read (their rulings in memory; they are normalised,
     stored in RULINGS_DB and replaced by StoredRulings); removed: records
@@ -779,44 +781,64 @@ def update_entries(index_dir: Path, state: State, added: list[SourceRecord], rem
     The Whoosh index is recreated when ``full`` or when it does not exist
     (then every entry is written); otherwise only the touched entries whose
     JSON hash changed are replaced, and entries that no longer form are
-    deleted. Returns the index changes {"added", "deleted", "kept"}; timings,
-    when given, receives the seconds of each stage.
+    deleted. Returns the index changes {"added", "deleted", "kept"}.
     """
-    from rulings.ingest.pipeline import update_corpus
-    from rulings.ingest.runtime import gc_paused, release_free_memory
+    from rulings.ingest.pipeline import Clock, update_corpus
 
     store = RulingStore(index_dir)
     full = full or not index.exists(index_dir)
-    names = card_names(state)
+    fresh = _taken_from(added, card_names(state), store)
+    gone = {record.number: store.rulings(record.number) for record in removed}
+    result = update_corpus(state.corpus, gone, fresh, store.get, everything=full, timings=timings)
+    clock = Clock(timings)
+    _store(store, added, fresh, result)
+    clock.lap("store")
+    changes = _index(index_dir, state, result, full)
+    clock.lap("index")
+    _save(index_dir, state, store, removed)
+    clock.lap("save")
+    return changes
+
+
+def _taken_from(added: list[SourceRecord], names: dict[str, str], store: RulingStore) -> dict[int, list[Ruling]]:
+    """Source number -> the rulings just read of each added record, card names resolved from oracle ids
+    (names: card_names()); each record keeps from here on only a reference to its rulings in the store,
+    so that the rulings as read are not held beside the normalised ones while the pipeline runs."""
     fresh = {}
     for record in added:
         rulings = [replace(r, card=names[r.oracle_id]) if r.card is None and r.oracle_id in names else r
                    for r in record.result.rulings]
         fresh[record.number] = rulings
         record.warnings = reader_warnings(rulings)
-        # the record keeps only a reference to the stored rulings from here on, so that the rulings as
-        # read are not held beside the normalised ones while the pipeline runs (memory at scale)
         record.result.rulings = StoredRulings(str(store.path), record.number, len(rulings))
-    gone = {record.number: store.rulings(record.number) for record in removed}
-    result = update_corpus(state.corpus, gone, fresh, store.get, everything=full, timings=timings)
-    mark = time.perf_counter()
+    return fresh
+
+
+def _store(store: RulingStore, added: list[SourceRecord], fresh: dict[int, list[Ruling]], result) -> None:
+    """Store the added sources' normalised rulings (fresh, emptied) and note on each record what the
+    pipeline (its Update, result) rejected of it and where the declared language disagreed."""
     for record in added:
         store.put(record.number, fresh.pop(record.number))
         record.rejected = dict(Counter(r.reason for r in result.rejections.get(record.number, [])))
         record.mismatches = [mismatch_json(r) for r in result.mismatches.get(record.number, [])]
     store.commit()
-    if timings is not None:
-        timings["store"] = time.perf_counter() - mark
-    mark = time.perf_counter()
+
+
+def _index(index_dir: Path, state: State, result, full: bool) -> dict[str, int]:
+    """write_index() of the pipeline's Update (result), the collector paused and free memory returned first."""
+    from rulings.ingest.runtime import gc_paused, release_free_memory
+
     release_free_memory()           # before the Whoosh workers fork: each would count the freed pages again
     # the collector paused here (and so in the Whoosh workers forked meanwhile, which inherit its state):
     # the entries' JSON shapes and the workers' postings make no reference cycles, yet each full
     # collection would walk the whole corpus held in this process
     with gc_paused():
-        changes = write_index(index_dir, state, result.entries, result.deleted, full)
-    if timings is not None:
-        timings["index"] = time.perf_counter() - mark
-    mark = time.perf_counter()
+        return write_index(index_dir, state, result.entries, result.deleted, full)
+
+
+def _save(index_dir: Path, state: State, store: RulingStore, removed: list[SourceRecord]) -> None:
+    """Count each source's entries, write the summary and the state, and drop the removed sources'
+    stored rulings."""
     contributed = Counter(n for info in state.corpus.info.values() for n in info.sources)
     for record in state.sources.values():
         record.entries = contributed.get(record.number, 0)
@@ -824,9 +846,6 @@ def update_entries(index_dir: Path, state: State, added: list[SourceRecord], rem
     save_state(index_dir, state)
     store.drop([record.number for record in removed])
     store.commit()
-    if timings is not None:
-        timings["save"] = time.perf_counter() - mark
-    return changes
 
 
 def write_index(index_dir: Path, state: State, entries: list[Entry], deleted: list[str],
