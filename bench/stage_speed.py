@@ -59,7 +59,7 @@ def current_rss_mb() -> float:
 
 def worker_cpu() -> float:
     """CPU seconds of the worker processes that have ended so far: children of this process, and
-    of multiprocessing's fork server (dedup's workers, ingest/dedup.py form_workers; Linux /proc)."""
+    of multiprocessing's fork server (the pipeline's workers, ingest/runtime.py form_workers; Linux /proc)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     seconds = usage.ru_utime + usage.ru_stime
     from multiprocessing import forkserver

@@ -4,21 +4,15 @@ Each text's comparison form (ingest/compare.py) gives its shingles: word bigrams
 character bigrams in Chinese, of its hard tokens. A MinHash signature (datasketch's scheme,
 computed for a batch at once) goes into banded LSH tables (``BandIndex``); a new text is verified
 only against the leaders sharing a band with it, the nearest MAX_CANDIDATES of them. Forming and
-signing a batch is independent per text and runs in worker processes for a large ingest
-(``form_workers``, ``formed_batches``).
+signing a batch (``form_batch``) is independent per text; for a large ingest it runs in worker
+processes (ingest/runtime.py ``form_workers``, ``formed_batches``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-import os
-from collections import deque
-from contextlib import contextmanager
 from functools import lru_cache
-from itertools import islice
-from multiprocessing.pool import Pool
-from typing import Iterable, Iterator
+from typing import Iterable
 
 import numpy as np
 from datasketch import MinHash, MinHashLSH
@@ -29,9 +23,6 @@ NUM_PERM = 64
 LSH_THRESHOLD = 0.4
 LSH_WEIGHTS = (0.5, 0.5)       # false positives cost a verifier call, false negatives a missed merge
 ADD_BATCH = 1024               # texts formed and MinHashed at a time (memory stays bounded)
-FORM_WORKERS = min(os.cpu_count() or 1, 4) if (os.cpu_count() or 1) > 1 else 0   # see form_workers
-POOL_MIN_BATCHES = 6           # fewer batches than this are formed in this process (starting workers costs more)
-POOL_AHEAD = 2                 # batches in flight per worker (results wait in memory until placed)
 MAX_CANDIDATES = 48            # leaders verified per text, nearest by MinHash Jaccard: keeps the work linear
 
 def shingles(toks: Iterable[str]) -> set[bytes]:
@@ -48,78 +39,6 @@ def form_batch(matches: list[str]) -> tuple[list[Form], list[bytes]]:
     shingles of the hard tokens) of a batch of matching-form texts, in order."""
     forms = [compare_form(match) for match in matches]
     return forms, signatures([shingles(hard_tokens(form)) for form in forms])
-
-
-@contextmanager
-def form_workers(texts: int) -> Iterator[Pool | None]:
-    """A pool of FORM_WORKERS worker processes for an ingest of ``texts`` texts to place, or None
-    when they are too few to pay for starting workers (fewer than POOL_MIN_BATCHES batches of
-    ADD_BATCH), FORM_WORKERS is 0, or the platform has no ``forkserver``.
-
-    The workers are forked from multiprocessing's fork server, a small process that has
-    imported only this module and ingest/tag.py, not from this process: a worker forked from a
-    process holding a million rulings would copy the memory pages it writes into (Python's
-    allocator and reference counts write all over the heap) and add hundreds of MB to the peak.
-    On exit the pool is ended, whatever work is still outstanding (collect every result inside
-    the block).
-    """
-    if (FORM_WORKERS < 1 or texts < POOL_MIN_BATCHES * ADD_BATCH
-            or "forkserver" not in multiprocessing.get_all_start_methods()):
-        yield None
-        return
-    start_fork_server()
-    pool = multiprocessing.get_context("forkserver").Pool(FORM_WORKERS)
-    try:
-        yield pool
-    finally:
-        pool.terminate()
-        pool.join()
-
-
-FORK_SERVER_PRELOAD = ["rulings.ingest.workers"]     # what the fork server loads before forking workers
-
-
-def start_fork_server() -> bool:
-    """Start multiprocessing's fork server, which loads FORK_SERVER_PRELOAD (ingest/workers.py: the
-    workers' modules and lingua's models, a second or two), unless it runs already; returns at once,
-    the loading goes on in the server meanwhile. False where there is no ``forkserver`` or no
-    workers are used (FORM_WORKERS 0). Called early in a large ingest (search/catalog.py) so that the
-    loading overlaps the reading, and by form_workers()."""
-    if FORM_WORKERS < 1 or "forkserver" not in multiprocessing.get_all_start_methods():
-        return False
-    from multiprocessing import forkserver
-
-    multiprocessing.get_context("forkserver").set_forkserver_preload(FORK_SERVER_PRELOAD)
-    forkserver.ensure_running()
-    return True
-
-
-def formed_batches(batches: list[list[str]], pool: Pool | None = None) -> Iterator[tuple[list[Form], list[bytes]]]:
-    """form_batch() of each batch of matching texts, yielded in order.
-
-    Forming is independent per text and is most of dedup's work, while placing
-    texts (Grouper._place) must be sequential: the batches are formed in the
-    worker processes of ``pool`` (or of form_workers(), when it gives a pool for
-    this many texts), at most POOL_AHEAD batches per worker in flight, while
-    this process places the batches already formed. The results are the same as
-    in one process (same functions, same inputs; tests/test_dedup.py compares them).
-    """
-    if pool is None:
-        with form_workers(sum(len(batch) for batch in batches)) as own:
-            if own is not None:
-                yield from formed_batches(batches, own)
-            else:
-                for batch in batches:
-                    yield form_batch(batch)
-        return
-    waiting = iter(batches)
-    pending = deque(pool.apply_async(form_batch, (batch,)) for batch in islice(waiting, FORM_WORKERS * POOL_AHEAD))
-    while pending:
-        result = pending.popleft().get()
-        batch = next(waiting, None)
-        if batch is not None:
-            pending.append(pool.apply_async(form_batch, (batch,)))
-        yield result
 
 
 def signatures(shingle_sets: list[set[bytes]]) -> list[bytes]:

@@ -40,10 +40,11 @@ from typing import Iterable
 from rapidfuzz import fuzz
 
 from rulings.ingest import candidates
-from rulings.ingest.candidates import BandIndex, band_keys, formed_batches, nearest
+from rulings.ingest.candidates import BandIndex, band_keys, nearest
 from rulings.ingest.compare import Form, Verdict, compare_form, judge, may_be_similar, verify
 from rulings.ingest.model import Entry, Related, Ruling, Variant
 from rulings.ingest.normalise import fold
+from rulings.ingest.runtime import formed_batches
 
 RELATED_SIMILARITY = 0.75      # refused candidates at least this similar become Related links
 MAX_RELATED = 5
@@ -172,7 +173,7 @@ class Grouper:
 
         Each text joins the leader it matches best among the LSH candidates, or
         leads a new group; a group that gains a Related link is touched too.
-        pool: worker processes to form the texts in (ingest/candidates.py form_workers; formed_batches
+        pool: worker processes to form the texts in (ingest/runtime.py form_workers; formed_batches
         makes its own for many texts when none is given).
         """
         touched: set[int] = set()

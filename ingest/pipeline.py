@@ -14,13 +14,13 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable
 
-from rulings.ingest.candidates import form_workers
 from rulings.ingest.controls import without_controls
 from rulings.ingest.dedup import MAX_RELATED, Grouper, rank, rank_order, text_key
 from rulings.ingest.language import declared_disagrees, remember_decisions
 from rulings.ingest.model import Entry, Related, Ruling, Translation
 from rulings.ingest.normalise import Rejection, fold, normalise, text_words
 from rulings.ingest.runtime import (  # noqa: F401 (gc_paused, release_free_memory, share_strings: the pipeline's API)
+    form_workers,
     gc_paused,
     languages_in_workers,
     release_free_memory,
@@ -226,7 +226,7 @@ def update_corpus(corpus: Corpus, removed: dict[int, list[Ruling]], added: dict[
     or carried in an export, or given in previous_ids), else its content id (PRODUCT.md "Ids");
     aliases: id -> aliases it already has.
     everything: rewrite every entry (the Whoosh index is being rebuilt).
-    A large update (candidates.form_workers, counting the added rulings) runs worker processes from the
+    A large update (runtime.form_workers, counting the added rulings) runs worker processes from the
     start: they detect the added texts' languages while the corpus words are counted here, then form
     dedup's texts and tag the rulings.
     """

@@ -1,18 +1,105 @@
-"""How a pipeline run uses the machine: the cyclic garbage collector paused, freed C heap returned to
-the system, equal strings made one object, and the language and tag stages run in worker processes.
+"""How a pipeline run uses the machine: the worker processes (a pool forked from multiprocessing's fork
+server) that form dedup's texts and run the language and tag stages, the cyclic garbage collector
+paused, freed C heap returned to the system, and equal strings made one object.
 
-Nothing here decides what an entry is; every function keeps the values it is given (tests/test_pipeline.py).
+Nothing here decides what an entry is; every function keeps the values it is given (tests/test_pipeline.py,
+tests/test_dedup.py).
 """
 
 from __future__ import annotations
 
 import gc
+import multiprocessing
+import os
+from collections import deque
 from contextlib import contextmanager
-from typing import Callable
+from itertools import islice
+from multiprocessing.pool import Pool
+from typing import Callable, Iterator
 
+from rulings.ingest import candidates
+from rulings.ingest.candidates import form_batch
+from rulings.ingest.compare import Form
 from rulings.ingest.language import decided_languages, detect_languages
 from rulings.ingest.model import Ruling
 from rulings.ingest.tag import mechanics_of_keys, tag_key
+
+FORM_WORKERS = min(os.cpu_count() or 1, 4) if (os.cpu_count() or 1) > 1 else 0   # see form_workers
+POOL_MIN_BATCHES = 6           # fewer batches than this are formed in this process (starting workers costs more)
+POOL_AHEAD = 2                 # batches in flight per worker (results wait in memory until placed)
+
+
+@contextmanager
+def form_workers(texts: int) -> Iterator[Pool | None]:
+    """A pool of FORM_WORKERS worker processes for an ingest of ``texts`` texts to place, or None
+    when they are too few to pay for starting workers (fewer than POOL_MIN_BATCHES batches of
+    candidates.ADD_BATCH), FORM_WORKERS is 0, or the platform has no ``forkserver``.
+
+    The workers are forked from multiprocessing's fork server, a small process that has
+    imported only what ingest/workers.py imports (FORK_SERVER_PRELOAD), not from this process:
+    a worker forked from a process holding a million rulings would copy the memory pages it
+    writes into (Python's allocator and reference counts write all over the heap) and add
+    hundreds of MB to the peak.
+    On exit the pool is ended, whatever work is still outstanding (collect every result inside
+    the block).
+    """
+    if (FORM_WORKERS < 1 or texts < POOL_MIN_BATCHES * candidates.ADD_BATCH
+            or "forkserver" not in multiprocessing.get_all_start_methods()):
+        yield None
+        return
+    start_fork_server()
+    pool = multiprocessing.get_context("forkserver").Pool(FORM_WORKERS)
+    try:
+        yield pool
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+FORK_SERVER_PRELOAD = ["rulings.ingest.workers"]     # what the fork server loads before forking workers
+
+
+def start_fork_server() -> bool:
+    """Start multiprocessing's fork server, which loads FORK_SERVER_PRELOAD (ingest/workers.py: the
+    workers' modules and lingua's models, a second or two), unless it runs already; returns at once,
+    the loading goes on in the server meanwhile. False where there is no ``forkserver`` or no
+    workers are used (FORM_WORKERS 0). Called early in a large ingest (search/catalog.py) so that the
+    loading overlaps the reading, and by form_workers()."""
+    if FORM_WORKERS < 1 or "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    from multiprocessing import forkserver
+
+    multiprocessing.get_context("forkserver").set_forkserver_preload(FORK_SERVER_PRELOAD)
+    forkserver.ensure_running()
+    return True
+
+
+def formed_batches(batches: list[list[str]], pool: Pool | None = None) -> Iterator[tuple[list[Form], list[bytes]]]:
+    """candidates.form_batch() of each batch of matching texts, yielded in order.
+
+    Forming is independent per text and is most of dedup's work, while placing
+    texts (Grouper._place) must be sequential: the batches are formed in the
+    worker processes of ``pool`` (or of form_workers(), when it gives a pool for
+    this many texts), at most POOL_AHEAD batches per worker in flight, while
+    this process places the batches already formed. The results are the same as
+    in one process (same functions, same inputs; tests/test_dedup.py compares them).
+    """
+    if pool is None:
+        with form_workers(sum(len(batch) for batch in batches)) as own:
+            if own is not None:
+                yield from formed_batches(batches, own)
+            else:
+                for batch in batches:
+                    yield form_batch(batch)
+        return
+    waiting = iter(batches)
+    pending = deque(pool.apply_async(form_batch, (batch,)) for batch in islice(waiting, FORM_WORKERS * POOL_AHEAD))
+    while pending:
+        result = pending.popleft().get()
+        batch = next(waiting, None)
+        if batch is not None:
+            pending.append(pool.apply_async(form_batch, (batch,)))
+        yield result
 
 
 @contextmanager

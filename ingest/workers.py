@@ -1,5 +1,5 @@
 """What multiprocessing's fork server loads before it forks the ingest's worker processes
-(ingest/candidates.py form_workers, start_fork_server).
+(ingest/runtime.py form_workers, start_fork_server).
 
 Importing this module imports the modules whose functions the workers run (dedup's forms and
 MinHash signatures, tag's mechanics, language detection) and makes lingua load its language

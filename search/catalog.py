@@ -487,7 +487,7 @@ def check_source(path: Path, state: State):
 
 
 # Files to parse of at least this many bytes together make an update large enough for the pipeline's
-# worker processes (ingest/dedup.py form_workers; a few thousand rulings): their fork server is
+# worker processes (ingest/runtime.py form_workers; a few thousand rulings): their fork server is
 # started before reading (start_fork_server), so that its loading overlaps the reading.
 EARLY_WORKERS_BYTES = 4 << 20
 
@@ -620,7 +620,7 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
             removed.append(state.sources.pop(key))
     pending = [item for _, _, item in checked if isinstance(item, Pending)]
     if sum(p.size for p in pending) >= EARLY_WORKERS_BYTES:
-        from rulings.ingest.candidates import start_fork_server
+        from rulings.ingest.runtime import start_fork_server
 
         start_fork_server()        # the pipeline's workers load their modules and models while this reads
     read = parse_files([_read_as(p) for p in pending])

@@ -275,7 +275,7 @@ def test_batch_signatures_are_datasketch_minhash_values(shared):
 def test_grouping_is_the_same_with_forming_workers(shared, monkeypatch):
     """Texts formed in worker processes (formed_batches) are placed exactly as when
     everything runs in one process: the same groups, members, similarities and links."""
-    from rulings.ingest import candidates, dedup
+    from rulings.ingest import candidates, dedup, runtime
     from rulings.ingest.normalise import normalise
 
     rulings = []
@@ -284,16 +284,16 @@ def test_grouping_is_the_same_with_forming_workers(shared, monkeypatch):
     kept, _ = normalise(rulings)
     keys = list(dict.fromkeys((dedup._lang_key(kept[i]), kept[i].match) for i in dedup.rank_order(kept)))
     monkeypatch.setattr(candidates, "ADD_BATCH", 100)
-    assert len(keys) >= candidates.POOL_MIN_BATCHES * 100
+    assert len(keys) >= runtime.POOL_MIN_BATCHES * 100
     shape = lambda g: ({n: (x.leader, x.members, x.signature) for n, x in g.groups.items()}, g.group_of, g.links)
     alone, pooled = dedup.Grouper(), dedup.Grouper()
-    monkeypatch.setattr(candidates, "FORM_WORKERS", 0)
+    monkeypatch.setattr(runtime, "FORM_WORKERS", 0)
     alone.add(keys)
-    monkeypatch.setattr(candidates, "FORM_WORKERS", 2)
+    monkeypatch.setattr(runtime, "FORM_WORKERS", 2)
     batches = [[m for _, m in keys[i:i + 100]] for i in range(0, len(keys), 100)]
-    with candidates.form_workers(len(keys)) as pool:
+    with runtime.form_workers(len(keys)) as pool:
         assert pool is not None
-        assert list(candidates.formed_batches(batches, pool)) == [candidates.form_batch(b) for b in batches]
+        assert list(runtime.formed_batches(batches, pool)) == [candidates.form_batch(b) for b in batches]
     pooled.add(keys)
     assert shape(pooled) == shape(alone)
     assert len(alone.groups) < len(keys) and any(alone.links.values())

@@ -55,17 +55,17 @@ def test_release_free_memory_trims_the_c_heap_where_glibc_is():
 
 def test_update_with_worker_processes_forms_the_same_entries(shared, monkeypatch):
     """A full update whose texts' languages are detected, and whose texts are formed and tagged, in
-    worker processes (ingest/candidates.py form_workers) gives the same entries as one that does everything in this
+    worker processes (ingest/runtime.py form_workers) gives the same entries as one that does everything in this
     process: ids, variants and their languages, similarities, Related links, mechanics and
     translations; and remembers the same lingua answers."""
-    from rulings.ingest import candidates, language
+    from rulings.ingest import candidates, language, runtime
     from rulings.ingest.pipeline import Corpus, update_corpus
 
     monkeypatch.setattr(candidates, "ADD_BATCH", 100)
     decided = []
 
     def entries(workers):
-        monkeypatch.setattr(candidates, "FORM_WORKERS", workers)
+        monkeypatch.setattr(runtime, "FORM_WORKERS", workers)
         language._DECIDED.clear()              # nothing known from earlier tests: every text is detected
         language._detect.cache_clear()
         rulings = _real_rulings(shared, ("XLN.json", "KLD.json", "AER.json"))
@@ -77,7 +77,7 @@ def test_update_with_worker_processes_forms_the_same_entries(shared, monkeypatch
 
     alone = entries(0)
     pools = []
-    original = candidates.form_workers
+    original = runtime.form_workers
 
     @contextmanager
     def watched(texts):
