@@ -32,7 +32,6 @@ and the grouping does not depend on input order.
 from __future__ import annotations
 
 import hashlib
-from collections import defaultdict
 from dataclasses import dataclass
 from multiprocessing.pool import Pool
 from typing import Iterable
@@ -42,7 +41,7 @@ from rapidfuzz import fuzz
 from rulings.ingest import candidates
 from rulings.ingest.candidates import BandIndex, band_keys, nearest
 from rulings.ingest.compare import Form, Verdict, compare_form, judge, may_be_similar, verify
-from rulings.ingest.model import Entry, Related, Ruling, Variant
+from rulings.ingest.model import Entry, Ruling, Variant
 from rulings.ingest.normalise import fold
 from rulings.ingest.runtime import formed_batches
 
@@ -95,35 +94,6 @@ def rank_order(rulings: list[Ruling]) -> list[int]:
     return order
 
 
-def dedup(rulings: list[Ruling]) -> list[Entry]:
-    """Group normalised rulings into entries.
-
-    rulings: output of normalise() (``match`` filled). Returns entries ordered
-    by their canonical ruling (best first); each entry's variants are oldest
-    first with their similarity to the canonical text, its canonical text is the
-    newest intact official variant's, and ``related`` holds refused close
-    entries (ids are content ids here; the pipeline renames them after
-    assign_ids, see ``relink``). Work is linear in the number of rulings: each
-    distinct text is checked only against the leaders LSH returns for it.
-    """
-    by_text: dict[tuple[str, str], list[Ruling]] = defaultdict(list)
-    key_of_text: dict[tuple[str, str], tuple[str, str]] = {}
-    for ruling in sorted(rulings, key=_rank):
-        # identical texts always share an entry, whatever card each names (masking differs per card)
-        key = key_of_text.setdefault(text_key(ruling), (_lang_key(ruling), ruling.match))
-        by_text[key].append(ruling)
-    grouper = Grouper()
-    grouper.add(list(by_text))
-    grouper.release_tables()
-    order = list(grouper.groups)
-    entries = [grouper.entry(g, by_text) for g in order]
-    position = {g: i for i, g in enumerate(order)}
-    links = {(position[a], position[b]): found for a, partners in grouper.links.items()
-             for b, found in partners.items() if a < b}
-    _link(entries, links)
-    return entries
-
-
 @dataclass
 class Group:
     """One entry in the making: its leader's matching text, the leader's MinHash signature
@@ -146,8 +116,9 @@ class Grouper:
     The LSH band tables (BandIndex, one per language key) are not pickled:
     they are rebuilt from the stored signatures on first use.
 
-    A grouping built by one ``add`` of all texts in rank order is exactly
-    ``dedup``'s. Built in steps it may differ from a full rebuild in one way: a
+    A grouping built by one ``add`` of all texts in rank order is a full
+    rebuild's (ingest/pipeline.py build_entries, ``rulings ingest --rebuild``).
+    Built in steps it may differ from a full rebuild in one way: a
     text added later that ranks above an existing leader joins that leader's
     entry (or starts its own) instead of leading it, so leaders depend on the
     order sources arrived in; every member still matches its entry's leader.
@@ -304,23 +275,6 @@ def _lang_key(ruling: Ruling) -> str:
     return "zh" if ruling.lang.startswith("zh") else ruling.lang
 
 
-def _link(entries: list[Entry], links: dict[tuple[int, int], tuple[float, str]]) -> None:
-    found: dict[int, list[tuple[float, str, str]]] = defaultdict(list)
-    for (i, j), (sim, reason) in links.items():
-        found[i].append((sim, entries[j].id, reason))
-        found[j].append((sim, entries[i].id, reason))
-    for i, items in found.items():
-        items.sort(key=lambda item: (-item[0], item[1]))
-        entries[i].related = [Related(id=other, reason=reason) for _, other, reason in items[:MAX_RELATED]]
-
-
-def relink(entries: list[Entry], renamed: dict[str, str]) -> None:
-    """Rewrite Related ids after ids were reassigned (renamed: content id -> final id), in place."""
-    for entry in entries:
-        for link in entry.related:
-            link.id = renamed.get(link.id, link.id)
-
-
 def _entry(group: list[tuple[Ruling, float]]) -> Entry:
     canonical = min((r for r, _ in group), key=_rank)
     variants = sorted((Variant(r, fuzz.ratio(canonical.match, r.match) / 100.0) for r, _ in group),
@@ -329,7 +283,3 @@ def _entry(group: list[tuple[Ruling, float]]) -> Entry:
     return Entry(id=entry_id(v.ruling.match for v in variants), text=canonical.text,
                  lang=canonical.lang, variants=variants, repairs=repairs)
 
-
-def canonical_variant(variants: list[Variant]) -> Variant:
-    """The newest intact variant (no repairs, no doubled spaces); official sources preferred."""
-    return min(variants, key=lambda v: _rank(v.ruling))

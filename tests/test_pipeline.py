@@ -3,7 +3,6 @@
 from contextlib import contextmanager
 from dataclasses import astuple
 
-from rulings.ingest.dedup import dedup
 from rulings.ingest.normalise import normalise
 from rulings.ingest.pipeline import _info, build_entries
 from rulings.ingest.read import read_file
@@ -34,15 +33,15 @@ def test_share_strings_keeps_every_value_and_makes_equal_ones_one_object(shared)
 
 
 def test_infos_with_shared_values_equal_the_plain_ones(shared):
-    entries = dedup(normalise(_real_rulings(shared, ("XLN.json", "KLD.json", "AER.json")))[0])
-    for entry in entries:
-        entry.sources = frozenset({0})
-        entry.mechanics = sorted({v.ruling.set_code for v in entry.variants})[:1]
+    entries = build_entries(_real_rulings(shared, ("XLN.json", "KLD.json", "AER.json"))).entries
+    assert {entry.sources for entry in entries} == {frozenset({0})}
+    assert 1 < len({tuple(entry.mechanics) for entry in entries}) < len(entries)     # some shared, not all
     alike: dict = {}
     shared_infos = [_info(entry, alike) for entry in entries]
     assert shared_infos == [_info(entry) for entry in entries] and len(shared_infos) > 800
     assert len({id(i.langs) for i in shared_infos}) == len({tuple(i.langs.items()) for i in shared_infos}) < 30
     assert len({id(i.sets) for i in shared_infos}) == len({i.sets for i in shared_infos})
+    assert len({id(i.mechanics) for i in shared_infos}) == len({i.mechanics for i in shared_infos})
 
 
 def test_release_free_memory_trims_the_c_heap_where_glibc_is():
