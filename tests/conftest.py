@@ -110,6 +110,15 @@ def small_index(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def rulings_index(tmp_path_factory) -> Path:
+    """A Whoosh index of the 32 made-up rulings of tests/engine_indexes.py RULINGS (English and Chinese),
+    built once: the small counterpart of real_index in the query and snippet equivalence tests."""
+    from engine_indexes import build_rulings
+
+    return built_once(tmp_path_factory, "rulings", build_rulings)
+
+
+@pytest.fixture(scope="session")
 def small_updated_index(tmp_path_factory) -> tuple[Path, set[str]]:
     """A small index updated twice with a sixth of its entries deleted: (folder, the deleted ids)."""
     from engine_indexes import build_updated

@@ -277,10 +277,35 @@ def test_marked_snippet_is_whooshs_whole_text_highlight(seed_index, seed_texts, 
 
 TOP_WORDS = ["trample", "flying", "counter", "damage", "sacrifice", "target", "token", "copy", "creature", "cast"]
 
+# ---------------------------------------------------------------- equivalences on a small index and the real one
+# Each test below runs on the 32 made-up rulings of tests/engine_indexes.py (``small``: every clone, in
+# seconds) and on the real corpus (``real``: ../shared, in CI); FLOORS says how much each must have compared
+# (the real corpus's figures are the original ones) and how many of the index's fields are empty.
+FLOORS = {
+    "small": {"best": 25, "long": 5, "vocabulary": 250, "plain": 2300, "chinese pieces": 300,
+              "phrase pieces": 600, "phrases": 550, "empty fields": 8},
+    "real": {"best": 60, "long": 500, "vocabulary": 4000, "plain": 4900, "chinese pieces": 1500,
+             "phrase pieces": 3000, "phrases": 2_900, "empty fields": 7},
+}
 
-def test_best_hits_are_the_best_of_all_matches_with_filters(real_index):
+
+@pytest.fixture(scope="module", params=["small", "real"])
+def corpus_index(request) -> tuple[str, object]:
+    """(name, index folder): the made-up rulings built in code (conftest.py rulings_index), then the real
+    corpus's (real_index)."""
+    name = request.param
+    return name, request.getfixturevalue("rulings_index" if name == "small" else "real_index")
+
+
+def _drawn(rng, population: list, k: int) -> list:
+    """rng.sample(population, k); k draws with repeats when the population is smaller (the small index)."""
+    return rng.sample(population, k) if k <= len(population) else rng.choices(population, k=k)
+
+
+def test_best_hits_are_the_best_of_all_matches_with_filters(corpus_index):
     """limit=N returns the N best of every match: with Whoosh's matcher replacement, an AND with a
     filter lost some (``trample lang:en`` dropped its 4th and 5th best on the real corpus)."""
+    name, real_index = corpus_index
     checked = 0
     for word in TOP_WORDS:
         for filters in ({}, {"lang": "en"}, {"mechanics": ["plus-one-counters"]}):
@@ -289,7 +314,7 @@ def test_best_hits_are_the_best_of_all_matches_with_filters(real_index):
                 every = query.search(real_index, text, query.Filters(**filters), limit=100_000)
                 assert best == [hit["score"] for hit in every][:10], (text, filters)
                 checked += bool(best)
-    assert checked > 60
+    assert checked > FLOORS[name]["best"]
 
 
 @pytest.mark.parametrize("word, pattern", [("damage", r"\bdamage\b"), ("graveyard", r"\bgraveyard\b"),
@@ -325,12 +350,13 @@ def test_filter_name_inside_a_word_stays_text(seed_index):
 
 
 @pytest.fixture(scope="module")
-def long_real_texts(real_index) -> list[str]:
-    """The English canonical texts of the real corpus longer than a snippet (sentence fragments)."""
+def long_texts(corpus_index) -> list[str]:
+    """The English canonical texts of the index longer than a snippet (sentence fragments)."""
     from rulings.search import index
-    texts = [e["text"] for e in index.all_entries(real_index) if len(e["text"]) > query.SNIPPET_CHARS
+    name, folder = corpus_index
+    texts = [e["text"] for e in index.all_entries(folder) if len(e["text"]) > query.SNIPPET_CHARS
              and e["lang"] == "en"]
-    assert len(texts) > 500
+    assert len(texts) > FLOORS[name]["long"]
     return texts
 
 
@@ -344,15 +370,15 @@ def whoosh_sentence_fragments(analyzer, text, words):
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_sentence_fragments_are_whooshs(real_index, long_real_texts, data):
+def test_sentence_fragments_are_whooshs(corpus_index, long_texts, data):
     """query.sentences() gives Whoosh's sentence fragments (bounds, matched tokens and their merged text)
-    and so the same snippets, on long real texts with words drawn from their own terms."""
+    and so the same snippets, on long texts with words drawn from their own terms."""
     from rulings.search import index
     from rulings.search.analysis import terms
-    text = data.draw(st.sampled_from(long_real_texts)) + \
+    text = data.draw(st.sampled_from(long_texts)) + \
         data.draw(st.sampled_from(["", " Lim-Dûl's +1/+1 {T}. ...!", "x" * 400 + "."]))
     field = data.draw(st.sampled_from(["text", "cards"]))
-    with index.searcher(real_index) as searcher:
+    with index.searcher(corpus_index[1]) as searcher:
         analyzer = searcher.schema[field].analyzer
     indexed = [t.text for t in analyzer(text, mode="index")]
     words = frozenset(data.draw(st.lists(st.sampled_from(indexed + ["zzz"]), max_size=4)))
@@ -367,23 +393,23 @@ def test_sentence_fragments_are_whooshs(real_index, long_real_texts, data):
     assert query._FORMATTER.format(ours) == query._FORMATTER.format(expected)
 
 
-
-def test_plain_words_are_parsed_as_the_parser_parses_them(real_index):
+def test_plain_words_are_parsed_as_the_parser_parses_them(corpus_index):
     """The fast path for plain words gives the parser's very query (every searched field, boosts,
-    stems), for 2,000 plain words of the real corpus's vocabulary, 2,000 random combinations of two
-    to four of them, and 1,500 pieces of real Chinese rulings (those without punctuation); operator
-    words (``and``, ``NOT``) and anything else go to the parser."""
+    stems), for 2,000 plain words of the index's vocabulary (all of a small one's), 2,000 random
+    combinations of two to four of them, and 1,500 pieces of Chinese rulings (300 of the small index's;
+    those without punctuation); operator words (``and``, ``NOT``) and anything else go to the parser."""
     import random
 
     from rulings.search import index
+    name, real_index = corpus_index
     words = [w for w in index.spelling_vocabulary(real_index) if w.isascii() and w.isalpha()]
-    assert len(words) > 4000
+    assert len(words) > FLOORS[name]["vocabulary"]
     rng = random.Random(5)
-    texts = rng.sample(words, 2000) + [" ".join(rng.sample(words, rng.randint(2, 4))).title()
-                                       for _ in range(2000)]
+    texts = rng.sample(words, min(2000, len(words))) + [" ".join(rng.sample(words, rng.randint(2, 4))).title()
+                                                        for _ in range(2000)]
     # sorted: index order varies between parallel builds, and the sample must not
     chinese = sorted(e["text"] for e in index.all_entries(real_index) if e["lang"] == "zh-Hans")
-    for text in rng.sample(chinese, 1500):                 # pieces of Chinese rulings, as the bench asks
+    for text in _drawn(rng, chinese, FLOORS[name]["chinese pieces"]):     # pieces of Chinese rulings, as the bench asks
         at = rng.randrange(max(1, len(text) - 6))
         texts.append(text[at:at + rng.randint(2, 6)])
     texts += ["Flugfähigkeit", "Lim Dûl", "Æther vial", "Сила", "回战场 flying"]
@@ -400,7 +426,8 @@ def test_plain_words_are_parsed_as_the_parser_parses_them(real_index):
             assert fast == parser.parse(text), text
             assert query._plain_words(schema, text, empty) == query.without_empty_fields(fast, searcher.reader())
             covered += 1
-        assert covered > 4900 and len(empty) == 7          # the real corpus: English and Chinese only
+        # English and Chinese only; the made-up rulings have no variant texts of their own either
+        assert covered > FLOORS[name]["plain"] and len(empty) == FLOORS[name]["empty fields"]
         for other in ("counter OR damage", "a AND b", "not flying", "set:xln", "first-strike", "Lim-Dûl",
                       "\"first strike\"", "-combat damage", "火力，", "+1/+1", "x1", "回合1"):
             assert query._plain_words(schema, other) is None, other
@@ -485,20 +512,22 @@ def test_a_negated_filter_never_ranks(real_index):
     assert [(h["id"], h["score"]) for h in query.search(real_index, f"flying -set:{common}", limit=5000)] == without
 
 
-def test_a_plain_phrase_is_parsed_as_the_parser_parses_it(real_index):
+def test_a_plain_phrase_is_parsed_as_the_parser_parses_it(corpus_index):
     """The fast path for one quoted phrase gives the parser's very query, with and without the index's
-    empty fields, for pieces of 3,000 real rulings (apostrophes, digits, symbols, punctuation) and
-    phrases holding operators, filters, wildcards and brackets; anything else goes to the parser."""
+    empty fields, for pieces of 3,000 real rulings (600 of the small index's; apostrophes, digits,
+    symbols, punctuation) and phrases holding operators, filters, wildcards and brackets; anything else
+    goes to the parser."""
     import random
 
     from rulings.search import index
+    name, real_index = corpus_index
     entries = list(index.all_entries(real_index))
     rng = random.Random(4)
     texts = ['"the battlefield"', ' "to cast  the" ', '"AND or"', '"flying"', '"Flugfähigkeit schnell"', '"回 战场"',
              '"can\'t be countered"', '"+1/+1 counter"', '"{T}: Add {G}."', '"set:xln flying"', '"NOT flying"',
              '"(a OR b)"', '"fly* ?ing"', '"-1/-1 -flying"', '"a ~2 b"', '"Lim-Dûl\'s Vault"', '"7"', '"…"',
              '"x" y', '"x"~2', '"a" "b"', '""', '"  "', '"a\nb"']
-    for entry in rng.sample(entries, 3000):
+    for entry in _drawn(rng, entries, FLOORS[name]["phrase pieces"]):
         words = entry["text"].split()
         at = rng.randrange(max(1, len(words) - 3))
         texts.append('"' + " ".join(words[at:at + rng.randint(1, 4)]) + '"')
@@ -515,6 +544,6 @@ def test_a_plain_phrase_is_parsed_as_the_parser_parses_it(real_index):
             assert fast == query.without_empty_fields(parsed, reader), text
             assert query._plain_phrase(searcher.schema, text) == parsed, text
             covered += 1
-    assert covered > 2_900          # all but pieces of Chinese rulings over 200 characters
+    assert covered > FLOORS[name]["phrases"]          # all but pieces of Chinese rulings over 200 characters
     for other in ('"first strike"~2', '"flying" trample', '"a" "b"', '"a\nb"', '""', '"x" set:xln'):
         assert query._plain_phrase(searcher.schema, other) is None, other
