@@ -50,7 +50,6 @@ ROOT = HERE.parent
 SHARED = ROOT.parent / "shared"
 OUT = HERE / "out"
 QUERY_SEED = 9
-N_QUERIES = 200
 COLD_RUNS = 7
 
 sys.path.insert(0, str(ROOT))

@@ -39,10 +39,6 @@ class PipelineResult:
     rejections: list[Rejection] = field(default_factory=list)
     language_mismatches: list[Ruling] = field(default_factory=list)   # declared_lang != detected lang
 
-    def rejected_counts(self) -> dict[str, int]:
-        """Rejected rulings per reason."""
-        return dict(Counter(r.reason for r in self.rejections))
-
 
 def build_entries(rulings: list[Ruling], previous_ids: dict[tuple, str] | None = None,
                   aliases: dict[str, list[str]] | None = None,

@@ -59,7 +59,6 @@ FIELDS = {
     "pt": "text_pt", "ru": "text_ru", "ja": "text_cjk", "ko": "text_cjk",
     "zh-hans": "text_zh", "zh-hant": "text_zh",
 }
-EUROPEAN = ("de", "fr", "it", "es", "pt", "ru")
 SENTENCE_GAP = 10
 
 _SENTENCE_END = re.compile(r"[。！？．]|[.!?](?=\s|$)")

@@ -1191,16 +1191,6 @@ def _card_order(entry: dict, full_key: str) -> tuple:
     return (min(dates) if dates else "9999", first["source"]["path"], first.get("position", 0), entry["id"])
 
 
-def entries_for_card(index_dir: Path, name: str) -> list[dict]:
-    """Every entry that applies to the card: the exact card's entries first (oldest first,
-    stable within a date), then those of other cards that have a face of that name."""
-    seen: dict[str, dict] = {}
-    for match in card_matches(index_dir, name):
-        for entry in match.entries:
-            seen.setdefault(entry["id"], entry)
-    return list(seen.values())
-
-
 # ---------------------------------------------------------------- ids and mechanics
 
 

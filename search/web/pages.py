@@ -24,9 +24,6 @@ from markupsafe import Markup, escape
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 CARDS_SHOWN = 5
 
-# Display order and headings of the mechanic kinds (search/commands/mechanics.py KIND_HEADINGS).
-KIND_ORDER = ("keyword ability", "keyword action", "counters", "mana", "other", "ability word")
-
 
 @lru_cache(maxsize=1)
 def environment():
