@@ -81,7 +81,7 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     # or both targets are illegal"
     (r"\b(?:is|are) (?:an )?illegal targets?\b", "is illegal", ("illegal",)),
     (r"\beither or both\b", "either", ("either or both",)),
-    # the card cast by the effect named by where it was cast from or by "this way" (issue 22)
+    # the card cast by the effect named by where it was cast from or by "this way"
     (r"\b(cast|play)(s|ed|ing)? (?:this way|from exile)\b", r"\1\2 this way", ("this way", "from exile")),
     # template generations of the Oracle wording (the same rule said in each one's words):
     # "doesn't resolve" for "is countered" on resolution (CR 608.2b), "tries to resolve" for "resolves"

@@ -66,7 +66,7 @@ def corpus_words(rulings: Iterable[Ruling]) -> Counter:
     """The repair vocabulary: how many distinct folded texts hold each lower-case word.
 
     A text counts once however many copies of it are given, so that copies never change a
-    repair (issue 22: a second copy of "hield counters ..." made "hield" a corpus word)."""
+    repair (two copies of "hield counters ..." would make the misspelling "hield" a corpus word)."""
     words: Counter = Counter()
     for text in {fold(ruling.text) for ruling in rulings}:
         words.update(text_words(text))

@@ -21,7 +21,7 @@ throughput, use more processes (``rulings serve --workers N`` does).
 Caches: what a read keeps (the opened Whoosh searcher of the live generation, the Chinese word table) is
 kept per folder in the process and reused while the folder's files are unchanged; close() releases this
 folder's. Importing this module imports nothing but the error classes: the search and ingest code is
-imported by the methods that need it, so a search never loads the readers or the pipeline (issue 9), and
+imported by the methods that need it, so a search never loads the readers or the pipeline, and
 importing ``rulings`` imports no Whoosh and changes nothing of any other module.
 """
 
@@ -55,7 +55,7 @@ def default_index() -> Path:
     env = os.environ.get("RULINGS_INDEX")
     if env:
         return Path(env)
-    import platformdirs  # only without $RULINGS_INDEX (a search pays for what it uses: issue 9)
+    import platformdirs  # only without $RULINGS_INDEX (a search imports only what it uses)
     return Path(platformdirs.user_data_dir("rulings")) / "index"
 
 

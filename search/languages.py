@@ -263,7 +263,7 @@ def chinese_snippet_terms(text: str, words: frozenset[str]) -> list[tuple[str, i
     words) are the analyzer's. Marks the same words as the analyzer's tokens
     where a query word is a jieba word or dictionary sub-word of the text (what
     the index matched), and an occurrence across two jieba words as well;
-    segmenting every hit's text took most of a first-seen Chinese search.
+    segmenting every hit's text would be most of a first-seen Chinese search.
     """
     han_words = [word for word in words if _HAN_WORD.fullmatch(word)]
     whole = to_simplified(text)

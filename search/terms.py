@@ -10,7 +10,7 @@ Three tables in ``search/data/``:
   by scripts/derive_terms.py from ../shared/realdata; each row works both ways;
 - ``bilingual-words.json``: English and Chinese rules words that translate each other (respond /
   回应), derived by scripts/derive_bilingual.py from the translated rulings of ../shared/realdata: a
-  word also finds the rulings that exist only in the other language (issue 20, item 4).
+  word also finds the rulings that exist only in the other language.
 
 Query time only (search/bestmatch.py): a meaning is searched with less weight than the words
 typed, and nothing here changes a ruling's text or its snippet.

@@ -1,8 +1,9 @@
-"""Import Whoosh without two standard-library packages it names but a search
-never uses (issue 9, a cold ``rulings search`` under 300 ms): whoosh-reloaded 2.7.5's ``whoosh/compat.py``
-imports ``urllib.request`` (http.client, email, ssl: about 15 ms) only to alias ``urlretrieve``, which
-Whoosh never calls, and its dependency cached-property imports ``asyncio`` (about 10 ms) only to ask
-``asyncio.iscoroutinefunction`` about each property it caches (Whoosh has one, a plain method). While
+"""Import Whoosh without two standard-library packages it names but a search never uses, so that a cold
+``rulings search`` does not pay for them (docs/scaling.md gives the cold-search figure):
+whoosh-reloaded 2.7.5's ``whoosh/compat.py`` imports ``urllib.request`` (with http.client, email and
+ssl) only to alias ``urlretrieve``, which Whoosh never calls, and its dependency cached-property imports
+``asyncio`` only to ask ``asyncio.iscoroutinefunction`` about each property it caches (Whoosh has one, a
+plain method). While
 those two modules import, ``urllib.request`` and ``asyncio`` are stand-ins (_Deferred) that hand every
 name to the real module, imported when a name is first used; afterwards the names are the real modules
 again. Nothing changes when Whoosh or those modules were imported first, nor on a Whoosh version outside

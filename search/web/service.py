@@ -23,8 +23,8 @@ searches a bot or a page sends again; /api/search keeps its JSON bytes under the
 After a switch the kept answers of the previous generation are still given while a warmer thread answers
 the same questions again on the new generation, most recently asked first, one at a time; then the new
 generation's answers are given, all at once. A question not kept is answered on the new generation at
-once. So no call waits for a whole memo to be made again (on the real corpus 200 searches took 1.4 s of
-CPU per worker after each switch, while every request queued behind them), and each answer comes from
+once. So no call waits for a whole memo to be made again (answering a memo's searches again costs
+seconds of CPU per worker, and every request would queue behind them), and each answer comes from
 one complete generation. The previous answers are given for at most WARM_SECONDS after the first switch
 they missed, however often the generation changes.
 
