@@ -19,8 +19,9 @@ folder, so it always sees a complete index; a process killed at any moment of
 an update leaves ``CURRENT`` naming the previous, complete generation, and the
 next update removes what the killed one left behind.
 
-A folder with ``state.pkl`` and ``whoosh/`` directly inside (made before
-generations) is read in place and moved into a generation by its next update.
+A folder with ``state.pkl`` and ``whoosh/`` directly inside was made before generations, by a version
+whose state this one cannot read: every command says so in one line, and ``rulings ingest --rebuild``
+builds a generation beside those files.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ def live(root: Path) -> Path:
     """The folder that holds the live index files of the index folder root.
 
     root/<the name in CURRENT> when CURRENT exists; otherwise root itself (a
-    folder of the layout before generations, a generation folder given
-    directly, or a folder with no index yet). Raises DamagedIndex when CURRENT
+    generation folder given directly, a folder with no index yet, or one of
+    the layout before generations, whose files then report another version). Raises DamagedIndex when CURRENT
     is unreadable or names no generation folder, and when it is missing beside
     a generation folder that holds a state (_refuse_lost_pointer()).
     """
@@ -115,7 +116,8 @@ def is_foreign(root: Path, ours: Iterable[str]) -> bool:
     """True when root is a folder that holds files but no index of ours.
 
     ours: the names of index files (search/catalog.py); an index folder holds
-    CURRENT, or one of them directly (the layout before generations). A folder
+    CURRENT, or one of them directly (a generation folder, or the layout before
+    generations, which then reports another version rather than foreign). A folder
     holding only what an update makes (the lock, generation folders of a first
     build still running or killed) is not foreign.
     """
@@ -241,13 +243,6 @@ def next_generation(root: Path, base: Path | None, linked: Iterable[str],
         shutil.rmtree(folder, ignore_errors=True)
         raise
     tidy(root)
-    if base == root:             # the layout before generations: its files now live in the folder
-        for name in [*linked, *copied]:
-            target = root / name
-            if target.is_dir():
-                shutil.rmtree(target, ignore_errors=True)
-            else:
-                target.unlink(missing_ok=True)
 
 
 def _link(source: Path, target: Path) -> None:

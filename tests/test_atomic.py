@@ -268,16 +268,32 @@ def test_a_foreign_folder_is_not_taken_for_an_index(runner, tmp_path, command):
     assert complete(foreign) == 43 and (foreign / "holiday.jpg").exists()
 
 
-def test_an_index_of_the_layout_before_generations_is_read_and_moved(base, tmp_path):
-    """A folder with state.pkl and whoosh/ directly inside (made by earlier versions)."""
+def test_an_index_of_the_layout_before_generations_says_so_and_is_rebuilt(runner, base, tmp_path, monkeypatch):
+    """A folder with state.pkl and whoosh/ directly inside, made before generations by a version whose
+    modules were ``search.*`` (so this version cannot read its state): an update says so in one line
+    and changes nothing; ``ingest --rebuild`` builds a generation beside the old files."""
+    import pickle
+    import types
+
     legacy = tmp_path / "legacy"
-    shutil.copytree(folder.live(base), legacy)
-    assert complete(legacy) == 43
+    shutil.copytree(folder.live(base) / index.WHOOSH_DIR, legacy / index.WHOOSH_DIR)
+    old = types.ModuleType("search.catalog")
+    old.State = type("State", (), {"__module__": "search.catalog"})
+    monkeypatch.setitem(sys.modules, "search.catalog", old)
+    (legacy / catalog.STATE).write_bytes(pickle.dumps(old.State()))
+    monkeypatch.delitem(sys.modules, "search.catalog")
+    before = sorted(p.name for p in legacy.iterdir())
     doc = tmp_path / "one.txt"
     doc.write_text("Rulings\n\n• 2020-01-01\n  Trample lets excess damage through.\n", encoding="utf-8")
-    catalog.ingest(legacy, [doc])
-    assert complete(legacy) == 44
-    assert sorted(p.name for p in legacy.iterdir()) == [folder.CURRENT, "gen-000001", folder.LOCK]
+    result = runner.invoke(cli, ["ingest", str(doc), "--index", str(legacy)])
+    assert result.exit_code == 1
+    assert result.output == (f"Error: {legacy / catalog.STATE}: made by another version; run 'rulings ingest "
+                             "--rebuild SOURCE...' with the files it was made from\n")
+    assert sorted(p.name for p in legacy.iterdir()) == sorted([*before, folder.LOCK])     # only the lock made
+    result = runner.invoke(cli, ["ingest", "--rebuild", str(doc), "--index", str(legacy)])
+    assert result.exit_code == 0, result.output
+    assert folder.live(legacy) == legacy / "gen-000001" and catalog.summary(legacy)["entries"] == 1
+    assert [h["text"] for h in query.search(legacy, "trample")] == ["Trample lets excess damage through."]
 
 
 def test_a_first_build_killed_midway_is_redone_by_the_next_command(runner, tmp_path, monkeypatch):
