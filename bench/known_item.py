@@ -73,8 +73,9 @@ def ensure_index(index_dir: Path | None) -> Path:
     built = OUT / "known-item-index"
     if not (built / "CURRENT").exists():
         OUT.mkdir(exist_ok=True)
-        subprocess.run([sys.executable, "-m", "rulings.search.cli", "ingest", "--index", str(built), "--rebuild",
-                        str(SHARED / "realdata")], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+        cli = [sys.executable, "-c", "from rulings.search.cli import main; main()"]
+        subprocess.run([*cli, "ingest", "--index", str(built), "--rebuild", str(SHARED / "realdata")],
+                       check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     return built
 
 
