@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from rulings.ingest.errors import NoIndex, OtherVersion, RulingsError, UnknownEntry
+from rulings.ingest.errors import NoIndex, OtherVersion, QueryError, RulingsError, UnknownEntry
 
 if TYPE_CHECKING:
     from rulings.search.catalog import IngestReport, SourceRecord
@@ -109,6 +110,12 @@ class Removal:
 
 def _empty_path(paths: Iterable) -> bool:
     return any(not os.fspath(path).strip() for path in paths)
+
+
+def _positive(limit) -> None:
+    """Raise QueryError unless limit is a whole number >= 1 (the CLI's --limit: click.IntRange(min=1))."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise QueryError(f"limit must be a whole number of 1 or more (got {limit!r})")
 
 
 class Index:
@@ -210,6 +217,34 @@ class Index:
         with _LOCK:
             index.release(self._path)
 
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Hold the process lock for a read; a folder that holds no index and never held one (missing, empty,
+        or another program's files) raises NoIndex rather than the DamagedIndex that opening it raised."""
+        from rulings.ingest.errors import DamagedIndex
+
+        with _LOCK:
+            try:
+                yield
+            except DamagedIndex:
+                if self._holds_no_index():
+                    raise self._no_index() from None
+                raise
+
+    def _no_index(self) -> NoIndex:
+        return NoIndex(f"{self._path}: no rulings index here; make one with 'rulings ingest SOURCE... "
+                       f"--index {self._path}'")
+
+    def _holds_no_index(self) -> bool:
+        from rulings.search import catalog, index
+        from rulings.search import folder as index_folder
+
+        try:
+            live = index_folder.live(self._path)
+        except RulingsError:
+            return False            # a damaged CURRENT: that is damage, said as such
+        return not index.exists(self._path) and not catalog.was_index(live) and not catalog.repairable(self._path)
+
     def __enter__(self) -> Index:
         return self
 
@@ -243,12 +278,13 @@ class Index:
         first words of exactly one card), set_code, lang (``zh`` is zh-Hans and zh-Hant), since and until
         (ISO dates, or a year or month: every day in it). every_word: only entries holding every word.
         Raises QueryError (a query of no searchable words, an unknown mechanic, several cards beginning
-        with card's words), DamagedIndex.
+        with card's words, a limit that is not a whole number >= 1), NoIndex, DamagedIndex.
         """
         from rulings.search import query as queries
 
         wanted = [mechanics] if isinstance(mechanics, str) else list(mechanics)
-        with _LOCK:
+        _positive(limit)
+        with self._reading():
             if card:
                 from rulings.search.cards import card_selector  # a card's first words select it too
                 card = card_selector(self._path, card)
@@ -260,7 +296,8 @@ class Index:
         [] when every word matches something. Filter values and operators are not looked at."""
         from rulings.search import query as queries
 
-        with _LOCK:
+        _positive(limit)
+        with self._reading():
             return queries.suggestions(self._path, query, limit)
 
     def entry(self, entry_id: str) -> dict:
@@ -268,7 +305,7 @@ class Index:
         variants with sources and similarity, related entries, translations. Raises UnknownEntry."""
         from rulings.search import query as queries
 
-        with _LOCK:
+        with self._reading():
             found = queries.entry_by_id(self._path, entry_id)
         if found is None:
             raise UnknownEntry(f"no entry has the id {entry_id!r}")
@@ -282,7 +319,7 @@ class Index:
         from rulings.search import cards
         from rulings.search import query as queries
 
-        with _LOCK:
+        with self._reading():
             matches = queries.card_matches(self._path, name)
             begins = not matches                     # no card has the name: the cards that begin with it
             if begins:
@@ -297,7 +334,7 @@ class Index:
         from rulings.ingest.tag import vocabulary
         from rulings.search import query as queries
 
-        with _LOCK:
+        with self._reading():
             counts = queries.mechanic_counts(self._path, lang)
         vocab = {m.id: m for m in vocabulary()}
         rows = [{"id": m, "name": vocab[m].name if m in vocab else m,
@@ -312,7 +349,7 @@ class Index:
         from rulings.search import query as queries
 
         mechanic_id = self.mechanic_id(name)
-        with _LOCK:
+        with self._reading():
             entries = queries.search(self._path, None, queries.Filters(mechanics=[mechanic_id], lang=lang),
                                      limit=MECHANIC_LIMIT)
         entries.sort(key=lambda e: (min(e["dates"]) if e["dates"] else "9999", e["id"]))
@@ -323,11 +360,15 @@ class Index:
 
     def sources(self) -> list[SourceRecord]:
         """The ingested sources (search/catalog.py SourceRecord: path as remembered, absolute or
-        ``rulings:corpus/NAME``; result with format, rulings, skipped and rejected; entries), by path."""
+        ``rulings:corpus/NAME``; result with format, rulings, skipped and rejected; entries), by path.
+        Raises NoIndex for a folder that holds no index."""
         from rulings.search import catalog
 
-        with _LOCK:
-            return catalog.sources(self._path)
+        with self._reading():
+            found = catalog.sources(self._path)
+            if not found and self._holds_no_index():
+                raise self._no_index()
+            return found
 
     def stats(self) -> dict:
         """``rulings stats --format json`` (PRODUCT.md): rulings, entries, rejected_rulings, languages,
@@ -343,7 +384,7 @@ class Index:
         rejected_reasons, language_mismatches), with ``ingested``: its time (ISO, UTC)."""
         from rulings.search import catalog
 
-        with _LOCK:
+        with self._reading():
             return catalog.summary(self._path) | {"ingested": catalog.ingested_at(self._path)}
 
     # ------------------------------------------------------------ exports
@@ -372,7 +413,7 @@ class Index:
         target = None if out is None or hasattr(out, "write") else Path(out)
         if target is not None:
             self._refuse_inside_index(os.fspath(out), target)
-        with _LOCK:
+        with self._reading():
             selection = self._resolved(selection)
             entries = exporter.select(self._path, selection)
             data = exporter.render(entries, fmt, selection, catalog.ingested_at(self._path), group_by,
@@ -398,7 +439,7 @@ class Index:
 
         folder = Path(folder)
         self._refuse_inside_index(os.fspath(folder), folder / exporter.SPLIT_INDEX)
-        with _LOCK:
+        with self._reading():
             selection = self._resolved(selection)
             entries = exporter.select(self._path, selection)
             pages = exporter.split_html(entries, selection, catalog.ingested_at(self._path), group_by)

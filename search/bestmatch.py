@@ -15,13 +15,16 @@ mechanic it names. Then (``BestMatch.combine_scores``), for each entry holding a
   found through a mechanic's tag or a card's name (``SAME_LANGUAGE``); an entry holding only
   function words of a query that has others is no match.
 
-Quoted phrases, ``+word``, ``-word`` and filters keep their meaning: they are required or
-excluded as the parser reads them, and the best-match part ranks within what they select.
+Quoted phrases, ``+word``, ``-word`` and filters keep their meaning, as the parser reads each: a
+required phrase or word selects, and the best-match part ranks what it selects (``+deathtouch
+trample``: every entry holding deathtouch, those holding trample first); filters and exclusions
+narrow the matches of both.
 Query text with parentheses or an operator word goes to the parser whole (every word required).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass
@@ -184,11 +187,14 @@ def plain(text: str) -> bool:
 
 @dataclass
 class Items:
-    """A plain query's items: the words for best match and the query text of each required or
-    excluded item (a phrase, ``+word``, ``-word``, a filter) for the parser."""
+    """A plain query's items: the words for best match, and the query text for the parser of each
+    required item (a phrase, ``+word``, a symbol typed in a short query) and of each selector (a
+    filter, an excluded ``-word`` or phrase). Required items select what best match ranks: an entry
+    holding them is a match even when it holds none of the words; selectors narrow the matches."""
 
     words: list[str]
     required: list[str]
+    selectors: list[str] = dataclasses.field(default_factory=list)
 
 
 def items(text: str) -> Items:
@@ -197,7 +203,7 @@ def items(text: str) -> Items:
     (``{T}``, ``+1/+1``) is required in a short query (at most SHORT_QUERY words: "+1/+1 counter dies"
     never brings -1/-1 rulings); in a longer one, a question ("do creatures I cast later get the
     +2/+0 too?"), it is one of its words, the rarest kind, and never matches another modifier."""
-    words, required, precise = [], [], []
+    words, required, selectors, precise = [], [], [], []
     found = list(_ITEM.finditer(text))
     signs = _operator_signs(found)
     for number, match in enumerate(found):
@@ -205,25 +211,36 @@ def items(text: str) -> Items:
             continue
         sign, phrase, word = signs.get(number) or match.group("sign") or "", match.group("phrase"), match.group("word")
         if match.group("filter"):
-            required.append(("-" if sign == "-" else "") + match.group("filter"))
+            selectors.append(("-" if sign == "-" else "") + match.group("filter"))
             continue
         if phrase is not None:
             if phrase.strip():
-                required.append(f'{sign if sign == "-" else ""}"{phrase}"{match.group("slop") or ""}')
+                quoted = f'"{phrase}"{match.group("slop") or ""}'
+                (selectors if sign == "-" else required).append(("-" if sign == "-" else "") + quoted)
             continue
         if _FILTER.match(word):
-            required.append(sign + word if sign == "-" else word)
+            selectors.append(sign + word if sign == "-" else word)
             continue
         _refuse_unsupported(word)
-        if sign:
-            required.append(("-" if sign == "-" else "") + word)
+        if sign == "-":
+            selectors.append("-" + word)
+        elif sign:
+            required.append(word)
         elif _precise(word):
             precise.append(word)
         else:
             words.append(word)
     if len(words) + len(precise) > SHORT_QUERY:      # a question: what it names need not be in the ruling
-        return Items(words + precise, required)
-    return Items(words, required + precise)
+        return Items(words + precise, required, selectors)
+    return Items(words, required + precise, selectors)
+
+
+def signed_words(text: str) -> bool:
+    """True when the query requires a word with ``+word`` or ``a AND b``."""
+    found = list(_ITEM.finditer(text))
+    signs = _operator_signs(found)
+    return any((signs.get(number) or match.group("sign")) == "+" and match.group("word")
+               and not match.group("filter") for number, match in enumerate(found))
 
 
 def _operator_signs(found: list[re.Match]) -> dict[int, str]:

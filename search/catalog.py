@@ -518,8 +518,8 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
     content; re-ingesting a folder drops remembered sources under it that no
     longer exist. Only what the added, changed and dropped files touch is
     re-processed (ingest/pipeline.py update_corpus). When nothing changed (and
-    the index exists) nothing is written. Raises ReadError for a path that does
-    not exist (nothing is changed then). Files named directly that cannot be
+    the index exists) nothing is written. Raises ReadError naming every path that
+    does not exist (nothing is changed then). Files named directly that cannot be
     read, and folders named directly that cannot be listed, are listed in
     ``named_failures``; a folder that cannot be listed is rejected, and the
     sources remembered under it are kept.
@@ -530,9 +530,9 @@ def ingest(index_dir: Path, paths: list[Path], rebuild: bool = False) -> IngestR
     other files but no index, unless ``rebuild``.
     """
     started = time.perf_counter()
-    for path in paths:
-        if not path.exists():
-            raise ReadError(str(path), "no such file or directory")
+    missing = [str(path) for path in paths if not path.exists()]
+    if missing:                             # every one named, so that one run shows them all
+        raise ReadError(", ".join(missing), "no such file or directory")
     if not rebuild:
         refuse_foreign(index_dir)
     with folder.locked(index_dir):

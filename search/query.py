@@ -31,6 +31,7 @@ from whoosh.analysis import Token
 from whoosh.qparser import syntax
 from whoosh.query import (
     And,
+    AndMaybe,
     AndNot,
     Every,
     Not,
@@ -556,10 +557,10 @@ def best_match(searcher, text: str, empty: frozenset[str] = frozenset(), index_d
     if len(text) > 100_000 or not bestmatch.plain(text):
         return None
     found = bestmatch.items(text)
-    if not found.words:
-        return None
     schema = searcher.schema
     made_by = cached_parser(schema)
+    if not found.words:
+        return _only_required(schema, made_by, text, found, empty, index_dir)
     vocabulary = {}
     if bestmatch._HAN.search(text):
         vocabulary = (index.zh_words(index_dir) if index_dir is not None else None) \
@@ -582,9 +583,36 @@ def best_match(searcher, text: str, empty: frozenset[str] = frozenset(), index_d
         weights=[u.weight * min(u.times, 3) for u in units] + weights + [bestmatch.NEAR_WEIGHT] * len(near),
         idfs=[u.idf * min(u.times, 3) for u in units], content=[u.content for u in units],
         chinese=any(u.chinese for u in units))
-    required = [_required(made_by, item, empty, index_dir, vocabulary) for item in found.required]
-    query = And([best, *[q for q in required if q is not None]]) if required else best
+    required = _parsed(made_by, found.required, empty, index_dir, vocabulary)
+    selectors = _parsed(made_by, found.selectors, empty, index_dir, vocabulary)
+    query = AndMaybe(_all(required), best) if required else best      # what is required selects, best ranks
+    query = And([query, *selectors]) if selectors else query
     return unscored_negated_filters(without_andnot(without_unmatchable(without_positionless_phrases(query, schema))))
+
+
+def _only_required(schema, made_by, text: str, found: bestmatch.Items, empty: frozenset[str],
+                   index_dir: Path | None) -> Query | None:
+    """The query of a plain query that has no optional word but has ``+word`` / ``a AND b`` items
+    (``+flying``, ``+deathtouch +trample``): every required item and selector, each read alone as
+    best match reads it (the ``+`` is the operator, never part of the word). None for the parser
+    to read the text whole (only phrases, symbols or filters: the parser's reading is the same)."""
+    if not bestmatch.signed_words(text):
+        return None
+    parts = _parsed(made_by, found.required + found.selectors, empty, index_dir, {})
+    if not parts:
+        return None
+    return unscored_negated_filters(without_andnot(without_unmatchable(
+        without_positionless_phrases(_all(parts), schema))))
+
+
+def _parsed(made_by, items: list[str], empty: frozenset[str], index_dir: Path | None,
+            vocabulary: dict[str, int]) -> list[Query]:
+    """_required() of each item, those that read as nothing left out."""
+    return [q for q in (_required(made_by, item, empty, index_dir, vocabulary) for item in items) if q is not None]
+
+
+def _all(queries: list[Query]) -> Query:
+    return queries[0] if len(queries) == 1 else And(queries)
 
 
 def _required(made_by, item: str, empty: frozenset[str] = frozenset(), index_dir: Path | None = None,
@@ -831,12 +859,8 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
 
 
 def _best_of(query: Query):
-    """The BestMatch node of a best-match query (itself, or the first clause of its AND), or None."""
-    if isinstance(query, bestmatch.BestMatch):
-        return query
-    if isinstance(query, And) and query.subqueries and isinstance(query.subqueries[0], bestmatch.BestMatch):
-        return query.subqueries[0]
-    return None
+    """The BestMatch node of a best-match query (itself, or a clause of its AND / AND MAYBE), or None."""
+    return next((node for node in _nodes(query) if isinstance(node, bestmatch.BestMatch)), None)
 
 
 def shown_scores(scores: list[float]) -> list[float]:

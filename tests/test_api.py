@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -181,6 +182,30 @@ def test_search_errors(index):
     assert str(caught.value) == "unknown mechanic 'prolifrate'; closest: proliferate, populate, replicate"
     with pytest.raises(rulings.QueryError, match="^empty query: give words to search for or a filter$"):
         index.search("   ")
+
+
+def test_search_limit_must_be_one_or_more(index):
+    """As the CLI's --limit: 0, -1, 2.5 or True is an error, never a silent empty answer."""
+    for limit in (0, -1, 2.5, True):
+        with pytest.raises(rulings.QueryError, match="^limit must be a whole number of 1 or more"):
+            index.search("proliferate", limit=limit)
+    with pytest.raises(rulings.QueryError, match="^limit must be"):
+        index.suggestions("prolifirate", limit=0)
+    assert len(index.search("proliferate", limit=1)) == 1
+
+
+def test_reading_a_folder_without_an_index_is_no_index(tmp_path):
+    """A missing or empty folder holds no index: every read says NoIndex (how to make one), not DamagedIndex."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for folder in (tmp_path / "missing", empty):
+        opened = rulings.Index.open(folder)
+        reads = [(opened.search, ("flying",)), (opened.stats, ()), (opened.sources, ()), (opened.mechanics, ()),
+                 (opened.entry, ("r-0000000000",)), (opened.card, ("Rhox Faithmender",))]
+        for read, arguments in reads:
+            with pytest.raises(rulings.NoIndex, match=f"^{re.escape(str(folder))}: no rulings index here"):
+                read(*arguments)
+    assert not (tmp_path / "missing").exists() and not any(empty.iterdir())
 
 
 def test_suggestions(index):

@@ -72,6 +72,29 @@ def test_plus_word_minus_word_and_phrase_keep_their_meaning(real_index):
     assert anded == set(ids(real_index, "trample deathtouch", every_word=True, limit=100_000))
 
 
+def test_a_required_word_selects_and_the_other_words_rank(real_index):
+    """``+deathtouch trample``: every entry holding deathtouch is a match, whether or not it holds
+    trample, and those holding trample come first. Only the + word is required."""
+    selected = set(ids(real_index, "deathtouch", every_word=True, limit=100_000))
+    ranked = ids(real_index, "+deathtouch trample", limit=100_000)
+    assert len(selected) > 40 and set(ranked) == selected
+    both = set(ids(real_index, "deathtouch trample", every_word=True, limit=100_000))
+    assert both and set(ranked[:len(both)]) == both
+    phrase = ids(real_index, '"first strike" trample', limit=100_000)
+    assert set(phrase) == set(ids(real_index, '"first strike"', limit=100_000))
+
+
+def test_a_query_of_required_words_reads_them_as_words(real_index):
+    """``+flying`` is the word flying required, never a word "+flying": it finds the same entries as
+    flying, the Chinese rulings tagged flying among them; ``+a +b`` is ``a AND b``."""
+    alone = set(ids(real_index, "+flying", limit=100_000))
+    assert alone == set(ids(real_index, "flying", every_word=True, limit=100_000))
+    assert any(h["lang"].startswith("zh") for h in hits(real_index, "+flying", limit=100_000))
+    both = set(ids(real_index, "+deathtouch +trample", limit=100_000))
+    assert both == set(ids(real_index, "deathtouch AND trample", limit=100_000))
+    assert both == set(ids(real_index, "trample deathtouch", every_word=True, limit=100_000))
+
+
 def test_filters_select_and_never_reorder(real_index):
     plain = [h for h in hits(real_index, "respond proliferate", limit=100_000) if h["lang"] == "en"]
     filtered = hits(real_index, "respond proliferate lang:en", limit=100_000)

@@ -82,6 +82,15 @@ def test_missing_path_is_one_line_exit_1(runner, tmp_path):
     assert result.stderr == f"Error: {missing}: no such file or directory\n"
 
 
+def test_every_missing_path_is_named_and_nothing_is_ingested(runner, tmp_path, shared):
+    first, second = tmp_path / "nope1", tmp_path / "nope2"
+    result = runner.invoke(cli, ["ingest", str(shared / "seeds"), str(first), str(second),
+                                 "--index", str(tmp_path / "ix")])
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: {first}, {second}: no such file or directory\n"
+    assert not (tmp_path / "ix").exists()
+
+
 def test_unreadable_named_file_exit_1(runner, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"\x00\x01\x02binary")

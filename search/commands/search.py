@@ -70,10 +70,11 @@ def search(words, mechanic, card, set_code, lang, since, until, limit, every_wor
                            function words (can, I, what, if, 的, 吗) are never
                            required; player words (ETB, fizzle, CMC, 进场) also
                            find what rulings say instead, with less weight
-      +word  or  a AND b   required words; symbols and P/T ({T}, +1/+1) are
-                           required in a query of up to 5 words (in a longer
-                           one, a question, they weigh most); --every-word
-                           requires every word
+      +word  or  a AND b   required words (the other words rank what they
+                           select: +deathtouch trample); symbols and P/T
+                           ({T}, +1/+1) are required in a query of up to 5
+                           words (in a longer one, a question, they weigh
+                           most); --every-word requires every word
       "can't be blocked"   a phrase (required)
       prolif*              words starting with prolif
       flying OR reach      either word;  NOT word  or  -word  excludes it
