@@ -174,9 +174,7 @@ class Index:
             if not self._at_default():
                 if catalog.built_meanwhile(self._path):
                     return self
-                raise NoIndex(f"{self._path}: no rulings index here; make one with 'rulings ingest SOURCE... "
-                              f"--index {self._path}' (or 'rulings update --index {self._path}' for every "
-                              "official ruling)")
+                raise self._no_index()
             from rulings.corpus import corpus_files
             report = catalog.ingest_if_missing(self._path, corpus_files())
             if report is not None:
@@ -232,8 +230,10 @@ class Index:
                 raise
 
     def _no_index(self) -> NoIndex:
+        """The one NoIndex of a folder without an index: ready() and every read raise it."""
         return NoIndex(f"{self._path}: no rulings index here; make one with 'rulings ingest SOURCE... "
-                       f"--index {self._path}'")
+                       f"--index {self._path}' (or 'rulings update --index {self._path}' for every "
+                       "official ruling)")
 
     def _holds_no_index(self) -> bool:
         from rulings.search import catalog, index

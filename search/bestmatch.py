@@ -195,6 +195,7 @@ class Items:
     words: list[str]
     required: list[str]
     selectors: list[str] = dataclasses.field(default_factory=list)
+    signed: bool = False        # a word is required with +word or a AND b
 
 
 def items(text: str) -> Items:
@@ -203,7 +204,7 @@ def items(text: str) -> Items:
     (``{T}``, ``+1/+1``) is required in a short query (at most SHORT_QUERY words: "+1/+1 counter dies"
     never brings -1/-1 rulings); in a longer one, a question ("do creatures I cast later get the
     +2/+0 too?"), it is one of its words, the rarest kind, and never matches another modifier."""
-    words, required, selectors, precise = [], [], [], []
+    words, required, selectors, precise, signed = [], [], [], [], False
     found = list(_ITEM.finditer(text))
     signs = _operator_signs(found)
     for number, match in enumerate(found):
@@ -226,21 +227,14 @@ def items(text: str) -> Items:
             selectors.append("-" + word)
         elif sign:
             required.append(word)
+            signed = True
         elif _precise(word):
             precise.append(word)
         else:
             words.append(word)
     if len(words) + len(precise) > SHORT_QUERY:      # a question: what it names need not be in the ruling
-        return Items(words + precise, required, selectors)
-    return Items(words, required + precise, selectors)
-
-
-def signed_words(text: str) -> bool:
-    """True when the query requires a word with ``+word`` or ``a AND b``."""
-    found = list(_ITEM.finditer(text))
-    signs = _operator_signs(found)
-    return any((signs.get(number) or match.group("sign")) == "+" and match.group("word")
-               and not match.group("filter") for number, match in enumerate(found))
+        return Items(words + precise, required, selectors, signed)
+    return Items(words, required + precise, selectors, signed)
 
 
 def _operator_signs(found: list[re.Match]) -> dict[int, str]:

@@ -560,7 +560,7 @@ def best_match(searcher, text: str, empty: frozenset[str] = frozenset(), index_d
     schema = searcher.schema
     made_by = cached_parser(schema)
     if not found.words:
-        return _only_required(schema, made_by, text, found, empty, index_dir)
+        return _only_required(schema, made_by, found, empty, index_dir)
     vocabulary = {}
     if bestmatch._HAN.search(text):
         vocabulary = (index.zh_words(index_dir) if index_dir is not None else None) \
@@ -590,13 +590,13 @@ def best_match(searcher, text: str, empty: frozenset[str] = frozenset(), index_d
     return unscored_negated_filters(without_andnot(without_unmatchable(without_positionless_phrases(query, schema))))
 
 
-def _only_required(schema, made_by, text: str, found: bestmatch.Items, empty: frozenset[str],
+def _only_required(schema, made_by, found: bestmatch.Items, empty: frozenset[str],
                    index_dir: Path | None) -> Query | None:
     """The query of a plain query that has no optional word but has ``+word`` / ``a AND b`` items
     (``+flying``, ``+deathtouch +trample``): every required item and selector, each read alone as
     best match reads it (the ``+`` is the operator, never part of the word). None for the parser
     to read the text whole (only phrases, symbols or filters: the parser's reading is the same)."""
-    if not bestmatch.signed_words(text):
+    if not found.signed:
         return None
     parts = _parsed(made_by, found.required + found.selectors, empty, index_dir, {})
     if not parts:
