@@ -74,6 +74,10 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     (r"(?:~(?:'s)?|\bthe|\bits|\bthis|\bthat) (?:(?!or\b|and\b|spell\b|mana\b|other\b|same\b|own\b|new\b)"
      r"[a-z-]+ ){0,2}?(?:ability|mode)(?: of ~)?\b", "~", ("ability", "mode")),
     (r"~(?:'s)? effect\b|\bthe effects? of ~", "~", ("effect",)),
+    # a characteristic said with "of" or with the possessive: "the power of the creature" is "the
+    # creature's power", "the controller of ~" is "~'s controller"
+    (r"\bthe (power|toughness|power and toughness|controller|owner|mana value|name) of "
+     r"(~|(?:the|that|this) [a-z]+)(?![a-z'])", r"\2's \1", (" of ",)),
     (r"\brather than\b", "instead of", ("rather than",)),
     # typography of the "non-" prefix (CR 205.4b: "noncreature", "non-Aura")
     (r"\bnon-(?=[a-z])", "non", ("non-",)),
@@ -107,10 +111,10 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
 ]]
 # a moved condition: "If X, Y." said "Y if X." (Form.moved: the sentence's clauses the other way round)
 _MOVED_IF = re.compile(r"(?:^|(?<=[.!?] ))if ([^,.;:()\"]+), (?:then )?([^.;:()\"]+)(?=[.;]|$)")
-_EN_ILLUSTRATIVE = [(re.compile(p), literals) for p, literals in [
-    (r"\((?:also |as )?(?:such as|like|with|for example|for instance|e\.g\.|including)\b[^)]*\)", ("(",)),
-    (r",? such as [^.;,()]*", ("such as",)),
-    (r"(?:^|(?<=[.!?] ))for example,[^.]*\.", ("for example,",)),
+_EN_ILLUSTRATIVE = [(inline, re.compile(p), literals) for inline, p, literals in [   # inline ones first
+    (True, r"\((?:also |as )?(?:such as|like|with|for example|for instance|e\.g\.|including)\b[^)]*\)", ("(",)),
+    (True, r",? such as [^.;,()]*", ("such as",)),
+    (False, r"(?:^|(?<=[.!?] ))for example,[^.]*\.", ("for example,",)),
 ]]
 _NUMBER_WORDS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -142,8 +146,10 @@ _EN_EFFECTS = [(re.compile(p), name, literal) for p, name, literal in [   # lite
     (r"\bexplore", "explore", "explore"),
     (r"\binvestigate", "investigate", "investigate"),
     (r"\bproliferat", "proliferate", "proliferat"),
-    # making a token (CR 111.1), not a token named as the subject ("the token copies ...")
-    (r"\bcreat\w*\b[^.;]{0,60}\btokens?\b|\btokens? (?:is|are|was|were|being) created|\bput [^.;]{0,40}\btokens?\b",
+    # making a token (CR 111.1), not a token named as the subject ("the token copies ...", "when the
+    # creature enters, the token ...", "put the token onto the battlefield")
+    (r"\bcreat(?:e|es|ed|ing)\b[^.;]{0,60}\btokens?\b|\btokens? (?:is|are|was|were|being) created"
+     r"|\bput (?!the |that |those |this )[^.;]{0,40}\btokens?\b",
      "token", "token"),
     (r"\bdamage\b", "damage", "damage"),
     (r"\bsacrific", "sacrifice", "sacrific"),
@@ -162,6 +168,7 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     (r"整个", ""),
     (r"(?:~的|~之|~|其)(?:徽记(?:的|之)?)?(?:第[一二三四五六]个|最后一个)?(?:触发式|起动式|静止式|激怒|章节|忠诚)?异能",
      "~"),
+    (r"~[的之]效应", "~"),                   # "~'s effect" for the card, as in English
     # template generations, as in English: 法术力值 (mana value) for 总法术力费用 (converted mana cost),
     # 试图结算 (tries to resolve) for 结算, 被置入 (is put into) for 进入, 贴附 for 结附 (attached)
     (r"总法术力费用", "法术力值"),
@@ -180,12 +187,14 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     (r"无法", "不能"),
     (r"并非", "不是"),
     (r"选择", "选"),      # "choose" said in two characters or one (所选择的 / 所选)
+    # "merely" (它只是改变… "it merely changes") is not "only" (只能, 只会: "can only", a guard)
+    (r"只是", "是"),
 ]]
 # (the matching form writes Chinese full stops and commas as ASCII ones: ingest/normalise.py)
-_ZH_ILLUSTRATIVE = [(re.compile(p), None) for p in [
-    r"\((?:例如|举例来说|如|比如|像是)[^)]*\)",
-    r"举例来说[^.。]*[.。]",
-    r"[,，]?(?:例如|比如|像是)[^.。,，;；()]*",         # 例如X费用 without parentheses: "such as X"
+_ZH_ILLUSTRATIVE = [(inline, re.compile(p), None) for inline, p in [     # inline ones first
+    (True, r"\((?:例如|举例来说|如|比如|像是)[^)]*\)"),
+    (True, r"[,，]?(?:例如|比如|像是)[^.。,，;；()]*"),         # 例如X费用 without parentheses: "such as X"
+    (False, r"举例来说[^.。]*[.。]"),
 ]]
 _ZH_NUMBER = re.compile(r"(?<!第)[二三四五六七八九十两半]|一点|双倍|\d+")
 _ZH_NEGATION = re.compile(r"不|没|无(?!论)|未|非")
@@ -206,7 +215,8 @@ class Form:
     """Comparison form of one matching-form text.
 
     tokens: content tokens in order (illustrative spans removed); guards: multiset
-    of guard tokens over the whole text; effects: named effects mentioned; zh: Chinese;
+    of guard tokens over the text without its examples named in passing ("such as {3}", 例如…;
+    a worked "For example, ..." sentence keeps its guards); effects: named effects mentioned; zh: Chinese;
     moved: the tokens with each sentence "if X, Y" said "Y if X" (English), None when no
     sentence is of that shape.
     """
@@ -272,15 +282,19 @@ def compare_form(match: str) -> Form:
     keeps its leaders' forms itself, so the cache need not hold a corpus."""
     zh = is_chinese(match)
     text = _apply(_ZH_REWRITES, match) if zh else _apply(_EN_REWRITES, _mask_other_cards(match))
-    whole = tokens(text)
-    for pattern, literals in (_ZH_ILLUSTRATIVE if zh else _EN_ILLUSTRATIVE):
+    # an example named in passing ("such as kicker costs", 例如…) may be swapped, guards and all; a worked
+    # example sentence ("For example, ... a 6/6 creature") states outcomes, so its guards stay
+    whole = None
+    for inline, pattern, literals in (_ZH_ILLUSTRATIVE if zh else _EN_ILLUSTRATIVE):
+        if not inline and whole is None:
+            whole = tokens(text)
         if literals is None or any(literal in text for literal in literals):
             text = pattern.sub(" ", text)
     text = text.replace("(", " ").replace(")", " ")
     content = tokens(text)
     if zh:
-        guards = Counter(_ZH_NUMBER.findall(match)) + Counter("not" for _ in _ZH_NEGATION.findall(
-            _apply(_ZH_REWRITES, match)))
+        kept = "".join(whole)
+        guards = Counter(_ZH_NUMBER.findall(kept)) + Counter("not" for _ in _ZH_NEGATION.findall(kept))
         guards += Counter(t for t in whole if _is_en_guard(t))
         effects = frozenset(name for pattern, name in _ZH_EFFECTS if pattern.search(text))
     else:
@@ -512,6 +526,8 @@ _TIMING = frozenset(["before", "after", "until", "前", "后", "之前", "之后
 # or can happen ("will copy" is not "may copy"), and what happens ("enters" is not "dies").
 _NEVER_A_SLIP = frozenset(["first", "second", "third", "fourth", "last", "previous", "former", "latter",
                            "origin", "original", "initi", "initial", "final", "第一", "第二", "最后", "原",
+                           # which kind of object ("any spells or permanents" is not "any permanents")
+                           "spell", "card", "object", "咒语",
                            "原本", "原版", "首",
                            "may", "must", "can", "could", "will", "would", "should", "might", "need",
                            "可以", "可", "能", "必须", "须", "得", "会", "将", "应", "team", "队伍",
@@ -553,6 +569,8 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
     if _names_controller(zh, ca, ha, cb, hb) or _names_controller(zh, cb, hb, ca, ha):
         return "referent"
     if not zh and _copy_modifier(ta, i1, ha, tb, j1, hb):
+        return "referent"
+    if _target_of_definite(zh, ta, i1, ha, hb) or _target_of_definite(zh, tb, j1, hb, ha):
         return "referent"
     if not zh and {tuple(ha), tuple(hb)} <= _MODAL_SWAP and ha != hb:
         return "alternation"
@@ -620,6 +638,17 @@ def _copy_modifier(ta, i1, ha, tb, j1, hb) -> bool:
     if not (i1 and j1 and ta[i1 - 1] in ("the", "that") and tb[j1 - 1] in ("the", "that")):
         return False
     return "copi" in ta and "copi" in tb
+
+
+_TARGET = {"en": ["target"], "zh": ["目", "标"]}
+
+
+def _target_of_definite(zh: bool, tokens, start: int, hard: list[str], other_hard: list[str]) -> bool:
+    """"target" added to a definite noun phrase ("the target creature" for "the creature", 该目标牌 for
+    该牌): the object is the one already named either way (guidelines: the subject named another way)."""
+    if other_hard or hard != _TARGET["zh" if zh else "en"] or not start:
+        return False
+    return tokens[start - 1] in (("该", "此", "这") if zh else ("the", "that"))
 
 
 def _chunks(ta, tb) -> list[tuple[int, int, int, int]]:
@@ -703,7 +732,7 @@ def _en_referent_stems() -> frozenset[str]:
 def _restated(chunk, hard, whole, start, end) -> bool:
     """A definite noun phrase standing for a pronoun ("that permanent or player" for "it"):
     short, opened by a definite article, every word already said elsewhere in the text."""
-    if not hard or len(chunk) > 5 or chunk[0] not in _DEFINITE:
+    if not hard or len(chunk) > 5 or chunk[0] not in _DEFINITE | _GENERAL:
         return False
     rest = set(whole[:start])
     rest.update(whole[end:])

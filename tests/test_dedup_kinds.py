@@ -213,3 +213,88 @@ def test_card_possessive_is_the_card():
     assert not verdict("If Attendant of Vraska's toughness was negative, you don't lose or gain life.",
                        "If the creature's power is negative, you don't lose or gain life.",
                        "Attendant of Vraska", "Infernal Reckoning").same
+
+
+def test_characteristic_said_with_of_is_the_possessive():
+    assert verdict("The amount of life gained is equal to the power of the creature as it last existed on the "
+                   "battlefield.",
+                   "The amount of life gained is equal to Attendant of Vraska's power as it last existed on the "
+                   "battlefield.", "Infernal Reckoning", "Attendant of Vraska").same
+    # another characteristic is another ruling
+    assert not verdict("The amount of life gained is equal to the toughness of the creature as it last existed on "
+                       "the battlefield.",
+                       "The amount of life gained is equal to Attendant of Vraska's power as it last existed on the "
+                       "battlefield.", "Infernal Reckoning", "Attendant of Vraska").same
+
+
+FREE_CAST_EXAMPLES = ('If you cast a card "without paying its mana cost," you can\'t choose to cast it for any '
+                      'alternative costs, such as {alt}. You can, however, pay additional costs. If the card has any '
+                      'mandatory additional costs, such as that of {card}, those must be paid to cast the card.')
+
+
+def test_an_example_named_in_passing_may_hold_a_number_but_a_worked_example_may_not():
+    # "such as paying {3} to cast a morph card face down": the {3} is the example's, not the rule's
+    assert verdict(FREE_CAST_EXAMPLES.format(alt="emerge costs", card="Tormenting Voice"),
+                   FREE_CAST_EXAMPLES.format(alt="paying {3} to cast a morph card face down", card="Cathartic Reunion"),
+                   "Oracle's Vault", "Treasure Keeper").same
+    land = ("An ability that turns a land into a creature also sets that creature's power and toughness. For example, "
+            "if {card} has been made a 0/0 creature with three +1/+1 counters on it, activating its last ability will "
+            "turn it into a {pt} creature that's still a land.")
+    assert not verdict(land.format(card="Lumbering Falls", pt="6/6"), land.format(card="Shambling Vent", pt="5/6"),
+                       "Lumbering Falls", "Shambling Vent").same
+
+
+def test_a_repeated_subject_said_with_a_for_a_pronoun():
+    lich = ("Phylactery Lich's last ability is a \"state trigger.\" Once a state trigger triggers, it won't trigger "
+            "again as long as the ability is on the stack. If the ability is countered and the trigger condition is "
+            "still true, it will immediately trigger again.")
+    endrek = ("The second ability is a state trigger. Once it triggers, it won't trigger again as long as the ability "
+              "is on the stack. If the ability is countered and the trigger condition is still true, it will "
+              "immediately trigger again.")
+    assert verdict(endrek, lich, "Endrek Sahr, Master Breeder", "Phylactery Lich").same
+    # a noun phrase the text has not said before names something else ("a delayed trigger")
+    assert not verdict(endrek, lich.replace("Once a state trigger", "Once a delayed trigger"),
+                       "Endrek Sahr, Master Breeder", "Phylactery Lich").same
+
+
+def test_a_kind_of_object_added_is_never_a_slip():
+    chest = ("In a multiplayer game, if a player leaves the game, all cards that player owns leave as well. If you "
+             "leave the game, any {what} you control from Dead Man's Chest's ability are exiled.")
+    tomb = chest.replace("Dead Man's Chest's", "Tomb of the Dusk Rose's")
+    assert not verdict(chest.format(what="spells or permanents"), tomb.format(what="permanents"),
+                       "Dead Man's Chest", "Profane Procession // Tomb of the Dusk Rose").same
+    assert verdict(chest.format(what="permanents"), tomb.format(what="permanents"),
+                   "Dead Man's Chest", "Profane Procession // Tomb of the Dusk Rose").same
+
+
+def test_a_creature_near_the_word_token_is_not_a_token_made():
+    clone = ('Any enters-the-battlefield abilities of the copied creature will trigger when Clone enters the '
+             'battlefield. Any "as [this creature] enters the battlefield" or "[this creature] enters the battlefield '
+             'with" abilities of the chosen creature will also work.')
+    inalla = ('Any enters-the-battlefield abilities of the copied creature will trigger when the token enters the '
+              'battlefield. Any “As [this creature] enters the battlefield” or “[This creature] enters the '
+              'battlefield with” abilities of the copied creature will also work.')
+    assert verdict(clone, inalla, "Clone", "Inalla, Archmage Ritualist").same
+    made = compare.compare_form(fold("Create a 1/1 white Soldier creature token. Put a 2/2 token onto the "
+                                     "battlefield."))
+    assert "token" in made.effects
+    named = compare.compare_form(fold("If the chosen creature is a token, the effect put the token onto the "
+                                      "battlefield."))
+    assert "token" not in named.effects
+
+
+def test_target_added_to_a_definite_noun_phrase_and_merely_in_chinese():
+    pod = ("如果你想要施放{what}，则你是在聚合荚异能结算的中途一并施放之。你不能等到稍后时段再施放。"
+           "以此法施放的牌不会受到牌张类别的施放时机限制。")
+    assert verdict(pod.format(what="该牌"), pod.format(what="该目标牌"), "聚合荚", "聚合荚").same
+    # without a determiner, a target card is not the card already named
+    assert not verdict(pod.format(what="牌"), pod.format(what="目标牌"), "聚合荚", "聚合荚").same
+    assert verdict("If the creature is an illegal target, you don't gain life.",
+                   "If the target creature is an illegal target, you don't gain life.").same
+    phelddagrif = ("{card}不是复制该触发式异能；它{how}让这异能再触发一次。对于在异能进入堆叠时作出的选择，"
+                   "例如选择模式和目标，你是在这两个异能进堆叠时分别作决定。")
+    assert verdict(phelddagrif.format(card="菲利斯的最后一个异能", how="只是"),
+                   phelddagrif.format(card="远古育碧灵的效应", how="是"), "五靴菲利斯", "远古育碧灵").same
+    # "can only" (只能) is a guard, "merely" (只是) is not
+    assert not verdict(phelddagrif.format(card="菲利斯的最后一个异能", how="只能"),
+                       phelddagrif.format(card="远古育碧灵的效应", how="是"), "五靴菲利斯", "远古育碧灵").same
