@@ -1,6 +1,6 @@
 """Pairwise dedup quality on a labelled pairs file.
 
-Usage: python bench/dedup_quality.py PAIRS.jsonl [--no-errors] [--folds K]
+Usage: python bench/dedup_quality.py PAIRS.jsonl [MORE.jsonl ...] [--no-errors] [--folds K]
 
 PAIRS.jsonl has the format of ``../shared/gold/dedup-pairs.jsonl``: one pair per
 line, ``{"pair", "lang", "a": {text, card, set, date, lang, source}, "b": {...},
@@ -226,13 +226,14 @@ def by_round(decided: list[tuple[dict, bool]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("pairs", type=Path, help="labelled pairs file (JSONL)")
+    parser.add_argument("pairs", type=Path, nargs="+",
+                        help="labelled pairs files (JSONL), measured together (pair ids must differ)")
     parser.add_argument("--no-errors", action="store_true", help="print the scores only")
     parser.add_argument("--folds", type=int, default=0,
                         help="cross-validate the fitted settings over this many folds (5: the figure we report)")
     args = parser.parse_args(argv)
     try:
-        pairs = read_pairs(args.pairs)
+        pairs = [pair for path in args.pairs for pair in read_pairs(path)]
     except (OSError, ValueError) as err:
         print(f"Error: {err}", file=sys.stderr)
         return 1

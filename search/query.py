@@ -220,7 +220,8 @@ _FILTER_START = r"(?:(?<![\w\-])|(?<=^-)|(?<=[\s(]-))"
 class FilterPlugin(qparser.TaggingPlugin):
     """Tags ``card:`` ``set:`` ``mechanic:`` ``lang:`` ``date:`` (any case) with a word or quoted value.
 
-    Other ``name:`` text is left alone and so searched as words.
+    Other ``name:`` text is left alone and so searched as words, and so is a filter name without a value
+    after other words ("my split card: the target is gone"); alone or first it is an error.
     """
 
     expr = (r"(?i)" + _FILTER_START + r"(?P<name>" + "|".join(FILTER_FIELDS) + r"):"
@@ -228,6 +229,8 @@ class FilterPlugin(qparser.TaggingPlugin):
     priority = 0
 
     def create(self, parser, match):
+        if match.group("value") is None and match.string[:match.start()].strip():
+            return syntax.WordNode(match.group("name"))     # a sentence's colon ("a split card: the ...")
         return FilterNode(match.group("name"), match.group("value"))
 
 

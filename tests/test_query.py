@@ -150,6 +150,16 @@ def test_filters_in_query(mtg_index):
     assert len(texts(mtg_index, "lang:en")) == 34
 
 
+def test_a_filter_name_with_a_sentence_colon_is_a_word(mtg_index):
+    # "… split card: the target …" in a question: the colon ends a clause, it opens no filter
+    assert texts(mtg_index, "what does Ice tap when I draw a card: the permanent it targets?")[0] == \
+        "Ice taps the permanent it targets and you draw a card."
+    assert texts(mtg_index, "Ice taps the permanent it targets, you draw a card:", every_word=True) == \
+        ["Ice taps the permanent it targets and you draw a card."]
+    with pytest.raises(QueryError, match="'card:' needs a value"):
+        query.search(mtg_index, "card: Ice")
+
+
 @pytest.mark.parametrize("text,message", [
     ("card:", "'card:' needs a value"),
     ("date:yesterday", "'date:yesterday' is not a date"),
