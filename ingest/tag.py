@@ -53,10 +53,11 @@ _AFTER = re.compile(r"^(?:\s+(?:abilit(?:y|ies)|costs?|cards?|spells?|creatures?
 _SENTENCE_VERB = re.compile(r"^\s+(?:is|isn't|doesn't|does|can|can't|will|won't|works|only|applies|triggers|"
                             r"lets|allows|causes|checks|counts|was|has|means|represents|refers)\b")
 
-# Chinese keyword use: 具有/获得/失去 X, X异能, X费用, 「X」. A word that is also a verb is the verb when
+# Chinese keyword use: 具有/获得/失去 X, X异能, X费用, 「X」, X inside quoted card text 「…X…」, X listed after
+# another (或 X). A word that is also a verb is the verb when
 # a particle or a demonstrative with its object follows (结附了灵气 "Auras attached", 结附于其上, 佩带此武具
 # "equipped with this Equipment"), unless it is quoted (「结附于生物」 is the keyword "enchant creature").
-_ZH_BEFORE = re.compile(r"(?:具有|具|获得|失去|有|带有|以|「|“|\"|和|与|及|、)$")
+_ZH_BEFORE = re.compile(r"(?:具有|具|获得|失去|有|带有|以|「|“|\"|和|与|及|、|或)$")
 _ZH_QUOTED = re.compile(r"[「“\"]$")
 _ZH_VERB_AFTER = re.compile(r"^(?:着|了|于|在|(?:此|该|这|那)(?:武具|灵气|生物|永久物|牌))")
 _ZH_AFTER = re.compile(r"^(?:异能|费用|能力|」|”|\"|的费用|指示物|牌|咒语|生物|动作|之|[0-9X{])")
@@ -268,7 +269,16 @@ def _chinese(matcher: _Matcher, text: str) -> bool:
         before = text[max(0, start - 3):start]
         if _ZH_QUOTED.search(before) or _ZH_BEFORE.search(before) and not _ZH_VERB_AFTER.match(text[end:end + 4]):
             return True
+        if _in_quoted_text(text, start):
+            return True
     return False
+
+
+def _in_quoted_text(text: str, start: int) -> bool:
+    """True when text[start] is inside a quotation 「…」 or 『…』 (card text quoted in a Chinese ruling, as
+    注记于「每当所有牌手完成投票时」: there a mechanic's name is its keyword, not the everyday word)."""
+    opened = max(text.rfind("「", 0, start), text.rfind("『", 0, start))
+    return opened >= 0 and max(text.rfind("」", opened, start), text.rfind("』", opened, start)) < 0
 
 
 def _required_literals(parsed) -> frozenset[str] | None:

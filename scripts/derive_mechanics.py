@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 # PRODUCT.md, "Mechanics": generic keyword actions that are never tags.
@@ -258,7 +259,8 @@ ZH_PATTERNS: dict[str, list[str]] = {
 }
 ZH_DROP = {"mill": {"磨"}, "jump-start": {"再起"}, "explore": {"探险"}, "ward": {"守护"}}
 
-# Chinese names that are also ordinary words: only a keyword use counts (具有/获得/失去 X, X异能/费用, 「X」).
+# Chinese names that may be ordinary words: only a keyword use counts (具有/获得/失去 X, X异能/费用, 「X」),
+# when the name is a word of the general dictionary (everyday_words) or learned so (learned_keyword_only).
 ZH_KEYWORD_ONLY = {"enchant", "protection", "ward", "banding", "rampage", "amplify", "offering", "conspire",
                    "persist", "fear", "convert", "suspect", "foretell", "demonstrate", "assist", "prototype",
                    "bargain", "disguise", "plot", "squad", "visit", "support", "meld", "recover", "forecast",
@@ -398,7 +400,19 @@ def record(mid: str, name: str, kind: str, rule: str, forms: list[str], zh: list
     return {"id": mid, "name": name, "kind": kind, "rule": rule, "forms": forms,
             "symbols": SYMBOLS.get(mid, []), "reminders": REMINDERS.get(mid, []),
             "keyword_only": mid in KEYWORD_ONLY, "zh": zh_all, "zh_patterns": ZH_PATTERNS.get(mid, []),
-            "zh_keyword_only": mid in ZH_KEYWORD_ONLY or mid in learned_keyword_only()}
+            "zh_keyword_only": mid in learned_keyword_only()
+            or mid in ZH_KEYWORD_ONLY and any(z in everyday_words() for z in zh_all)}
+
+
+@lru_cache(maxsize=1)
+def everyday_words() -> frozenset[str]:
+    """The words of jieba's general Chinese dictionary (jieba/dict.txt, one ``word frequency tag`` per
+    line): a mechanic's Chinese name found there is also an everyday word (投票 "vote", 保护 "protect"),
+    so only a keyword use tags it; a coined name (行侣 companion, 逸脱 escape, 乘驾 saddle) is not."""
+    import jieba
+
+    path = Path(jieba.__file__).parent / "dict.txt"
+    return frozenset(line.split(" ", 1)[0] for line in path.read_text("utf-8").splitlines() if line)
 
 
 def glossary_entries(lines: list[str]) -> dict[str, str]:

@@ -289,6 +289,24 @@ def test_everyday_chinese_names_need_keyword_context(shared):
     assert "abandon" in mechanics_in("你可以「终止」一个持续性阴谋。")
 
 
+def test_only_a_chinese_name_that_is_an_everyday_word_needs_keyword_context():
+    """A name of jieba's general dictionary (投票 "vote", 伪装 "disguise") needs a keyword's context; a coined
+    name (行侣 companion, 乘驾 saddle, 逸脱 escape) is the mechanic wherever it stands (scripts/derive_mechanics.py)."""
+    keyword_only = {m.id: m.zh_keyword_only for m in vocabulary()}
+    assert keyword_only["vote"] and keyword_only["disguise"] and keyword_only["abandon"]
+    assert not keyword_only["companion"] and not keyword_only["saddle"] and not keyword_only["escape"]
+    assert "companion" in mechanics_in("要满足乌墨理的行侣要求，你起始套牌中的每一张非地牌之间都必须有"
+                                       "一个相同的牌张类别。")
+    assert "saddle" in mechanics_in("如果某永久物成为一个已乘驾坐骑的复制品，则所成的复制品不会是已乘驾。")
+    # quoted card text is rules text: there an everyday name is the keyword
+    assert "vote" in mechanics_in("注记于「每当所有牌手完成投票时」触发的异能，会于所有牌手都已投票时触发一次。")
+    assert "vote" not in mechanics_in("会于所有牌手都已投票时触发一次。")
+    assert "abandon" not in mechanics_in("「直到回合结束」的效应终止。")
+    # a name listed with another mechanic's (未匿伏或伪装: "neither cloaked nor disguised")
+    assert "disguise" in mechanics_in("由于它未匿伏或伪装，因此不会具有守护{二}。")
+    assert "disguise" not in mechanics_in("由于它未伪装，因此不会具有守护{二}。")
+
+
 def test_a_chinese_keyword_that_is_also_a_verb_is_the_verb_before_its_particle_or_object():
     """结附 (enchant) and 佩带 (equip) are also the verbs "attached" and "equipped": a list of states
     (有没有指示物、结附了灵气) or 佩带此武具的生物 is not about the keyword; quoted, it is the keyword."""
