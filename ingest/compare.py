@@ -178,6 +178,9 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     (r"试图结算", "结算"),
     (r"(?:将|会)?被置入|(?:将|会)进入", "进入"),
     (r"贴附", "结附"),
+    # an Equipment "equipping" a creature is attached to it (CR 301.5): 装备在…的武具 / 结附于…的武具
+    (r"装备([于在][^.,;]{0,12}?的武具)", r"结附\1"),
+    (r"(武具[^.,;]{0,8}?)装备(?=[于在])", r"\1结附"),
     (r"能够", "可以"),
     # the free-cast template (CR 118.9a) said two ways: 无法选择支付替代性费用来施放之 / 无法支付任何替代性费用
     (r"(?:不能|无法)选择支付(?:任何)?替代性费用来施放之", "不能支付替代性费用"),
@@ -197,7 +200,7 @@ _ZH_ILLUSTRATIVE = [(inline, re.compile(p), None) for inline, p in [     # inlin
     (False, r"举例来说[^.。]*[.。]"),
 ]]
 _ZH_NUMBER = re.compile(r"(?<!第)[二三四五六七八九十两半]|一点|双倍|\d+")
-_ZH_NEGATION = re.compile(r"不|没|无(?!论)|未|非")
+_ZH_NEGATION = re.compile(r"不|没|无(?!论)|未|非(?!瑞)")      # 非瑞人 is "Phyrexian", no negation
 _ZH_SOFT = frozenset("~的了之该此其已经都则就将也这所被个因在于时当你它们会他她仍和或与")
 _ZH_GENERIC = ("生物", "牌手", "咒语", "永久物", "衍生物", "异能", "神器", "结界", "地", "牌", "对手", "某")
 _ZH_EFFECTS = [(re.compile(p), name) for p, name in [
@@ -572,6 +575,8 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
         return "referent"
     if _target_of_definite(zh, ta, i1, ha, hb) or _target_of_definite(zh, tb, j1, hb, ha):
         return "referent"
+    if _this_way(zh, ta, i1, i2, tb, j1, j2) or _this_way(zh, tb, j1, j2, ta, i1, i2):
+        return "referent"
     if not zh and {tuple(ha), tuple(hb)} <= _MODAL_SWAP and ha != hb:
         return "alternation"
     if guard_words(zh, ta, i1, i2, ha) != guard_words(zh, tb, j1, j2, hb):
@@ -649,6 +654,21 @@ def _target_of_definite(zh: bool, tokens, start: int, hard: list[str], other_har
     if other_hard or hard != _TARGET["zh" if zh else "en"] or not start:
         return False
     return tokens[start - 1] in (("该", "此", "这") if zh else ("the", "that"))
+
+
+_ZH_THIS_WAY = re.compile(f"以此法[{_CJK_CHAR}]{{1,3}}的")
+
+
+def _this_way(zh: bool, ta, i1: int, i2: int, tb, j1: int, j2: int) -> bool:
+    """"cast this way" (以此法移回的) in ta[i1:i2] against a definite determiner in tb ("a spell cast this
+    way" for "that spell", 以此法移回的生物 for 该生物): the object the card's effect acted on, named by its
+    effect or by "that" (guidelines: the subject named another way). Against "a spell" alone it is not."""
+    if zh:
+        other = "".join(tb[j1:j2])
+        return bool(_ZH_THIS_WAY.fullmatch("".join(ta[i1:i2]))) and other in ("该", "此", "这")
+    if ta[i1:i2][1:] != ("this", "way") or j2 > j1:
+        return False
+    return any(t in ("the", "that", "this") for t in tb[max(0, j1 - 2):j1])
 
 
 def _chunks(ta, tb) -> list[tuple[int, int, int, int]]:

@@ -298,3 +298,31 @@ def test_target_added_to_a_definite_noun_phrase_and_merely_in_chinese():
     # "can only" (只能) is a guard, "merely" (只是) is not
     assert not verdict(phelddagrif.format(card="菲利斯的最后一个异能", how="只能"),
                        phelddagrif.format(card="远古育碧灵的效应", how="是"), "五靴菲利斯", "远古育碧灵").same
+
+
+def test_the_object_named_by_this_way_against_that_but_not_against_a():
+    field = ("You'll still pay all costs for {who}, including additional costs. You may also pay alternative costs "
+             "such as {alt}.")
+    assert verdict(field.format(who="that spell", alt="that granted by Jodah, Archmage Eternal"),
+                   field.format(who="a spell cast this way", alt="evoke costs"),
+                   "Precognition Field", "Primordial Mist").same
+    # "a spell" is any spell, not the one the effect cast
+    assert not verdict(field.format(who="a spell", alt="evoke costs"),
+                       field.format(who="a spell cast this way", alt="evoke costs"),
+                       "Precognition Field", "Primordial Mist").same
+    returned = "如果{who}生物原本进战场时上面没有+1/+1指示物，则它会以上面有一个+1/+1指示物的状态进战场。"
+    assert verdict(returned.format(who="以此法移回的"), returned.format(who="该"), "泰菲力的曲时术", "鼎镬赋礼").same
+    assert not verdict(returned.format(who="以此法移回的"), returned.format(who="某"),
+                       "泰菲力的曲时术", "鼎镬赋礼").same
+
+
+def test_equipment_equipping_is_attached_and_phyrexian_is_no_negation():
+    exiled = ("{aura}于所放逐永久物上的灵气会进入其拥有者的坟墓场。{equip}所放逐生物上的武具会被卸装并留在战场上。"
+              "所放逐永久物上的任何指示物将会消失。")
+    assert verdict(exiled.format(aura="贴附", equip="贴附于"), exiled.format(aura="结附", equip="装备在"),
+                   "地脉束缚", "隔绝力场").same
+    # an Equipment that stays attached is another ruling
+    assert not verdict(exiled.format(aura="贴附", equip="贴附于").replace("会被卸装并留在", "会留在"),
+                       exiled.format(aura="结附", equip="装备在"), "地脉束缚", "隔绝力场").same
+    assert compare.compare_form("非瑞人／病菌衍生物").guards == compare.compare_form("病菌衍生物").guards
+    assert compare.compare_form("非地牌").guards != compare.compare_form("地牌").guards
