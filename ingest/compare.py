@@ -567,6 +567,9 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
         return "referent"
     if (not hb and _restated(ca, ha, ta, i1, i2)) or (not ha and _restated(cb, hb, tb, j1, j2)):
         return "referent"
+    if zh and ((not hb and _restated_modifier(ca, ha, ta, tb, i1, i2)) or
+               (not ha and _restated_modifier(cb, hb, tb, ta, j1, j2))):
+        return "referent"
     if _pronoun_for(zh, ca, ha, cb, hb) or _pronoun_for(zh, cb, hb, ca, ha):
         return "referent"
     if _names_controller(zh, ca, ha, cb, hb) or _names_controller(zh, cb, hb, ca, ha):
@@ -757,6 +760,15 @@ def _restated(chunk, hard, whole, start, end) -> bool:
     rest = set(whole[:start])
     rest.update(whole[end:])
     return all(t in rest for t in hard)
+
+
+def _restated_modifier(chunk, hard, whole, other, start, end) -> bool:
+    """A Chinese modifier (…的) added before a noun whose every character both texts say elsewhere
+    (装备在所放逐生物上的武具 for 武具 in a ruling about the exiled creature's Equipment)."""
+    if not hard or len(chunk) > 10 or chunk[-1] != "的" or _ZH_NEGATION.search("".join(chunk)):
+        return False
+    rest = set(whole[:start]) | set(whole[end:])
+    return all(t in rest and t in other for t in hard)
 
 
 # --- guard classes and the learned alternations ------------------------------------------------

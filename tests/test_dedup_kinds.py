@@ -326,3 +326,16 @@ def test_equipment_equipping_is_attached_and_phyrexian_is_no_negation():
                        exiled.format(aura="结附", equip="装备在"), "地脉束缚", "隔绝力场").same
     assert compare.compare_form("非瑞人／病菌衍生物").guards == compare.compare_form("病菌衍生物").guards
     assert compare.compare_form("非地牌").guards != compare.compare_form("地牌").guards
+
+
+def test_a_chinese_modifier_both_texts_say_elsewhere_restates_the_object():
+    exiled = ("结附于所放逐生物上的灵气将被置入其拥有者的坟墓场。{equipment}武具则会被卸装并留在战场上。"
+              "所放逐生物上的任何指示物都会消失。")
+    assert verdict(exiled.format(equipment=""), exiled.format(equipment="装备在所放逐生物上的"),
+                   "镇魂主教", "丝缎缚身").same
+    # a modifier saying what neither text says elsewhere picks other Equipment ("your Equipment")
+    assert not verdict(exiled.format(equipment=""), exiled.format(equipment="由你操控的"),
+                       "镇魂主教", "丝缎缚身").same
+    x_free = "如果{spell}咒语的法术力费用中包含{{X}}，则你在以「不需支付其法术力费用」的方式施放它时必须将X的值选为0。"
+    assert verdict(x_free.format(spell=""), x_free.format(spell="你施放的"), "祈愿巨灵", "任性龙煞").same
+    assert not verdict(x_free.format(spell=""), x_free.format(spell="你未施放的"), "祈愿巨灵", "任性龙煞").same
