@@ -247,6 +247,8 @@ ZH_EXTRA: dict[str, list[str]] = {
                                                                    "山脉行者", "平原行者"],
     "monstrosity": ["已蛮化"], "daybound-and-nightbound": ["昼形", "夜形"],
     "venture-into-the-dungeon": ["地城"], "ascend": ["城市祝福"],
+    # the CR translation's words for a keyword's states: phase out / phase in (702.26), suspected (701.58a 已遭疑)
+    "phasing": ["跃离", "跃回"], "suspect": ["遭疑"],
 }
 
 # Chinese names as regular expressions where a plain string would match inside other words.

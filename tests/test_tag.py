@@ -307,6 +307,14 @@ def test_only_a_chinese_name_that_is_an_everyday_word_needs_keyword_context():
     assert "disguise" not in mechanics_in("由于它未伪装，因此不会具有守护{二}。")
 
 
+def test_chinese_words_of_a_keywords_states_from_the_translated_rules():
+    """跃离 / 跃回 are phase out / phase in (CR 702.26) and 已遭疑 is suspected (CR 701.58a) in the CR translation."""
+    assert "phasing" in mechanics_in("跃离不会触发任何「离开战场」异能。类似地，跃回时也不会触发任何「进战场」异能。")
+    assert "suspect" in mechanics_in("「已遭疑」此事并非可复制特征值。如果有永久物成为某个已遭疑生物的复制品，"
+                                     "则它不会是已遭疑。")
+    assert "phasing" not in mechanics_in("该生物离开战场时，此异能不会触发。")
+
+
 def test_a_chinese_keyword_that_is_also_a_verb_is_the_verb_before_its_particle_or_object():
     """结附 (enchant) and 佩带 (equip) are also the verbs "attached" and "equipped": a list of states
     (有没有指示物、结附了灵气) or 佩带此武具的生物 is not about the keyword; quoted, it is the keyword."""
