@@ -80,7 +80,8 @@ def search(words, mechanic, card, set_code, lang, since, until, limit, every_wor
       flying OR reach      either word;  NOT word  or  -word  excludes it
       card:"Fire // Ice"   set:ONE  mechanic:proliferate  lang:en
       date:>=2019-01-01    filters (date also takes > < <= and 2019 or 2019-06);
-                           -set:ONE excludes; filters select, never reorder
+                           -set:ONE excludes; filters select, never reorder;
+                           after other words, 'card:' with no value is a word
 
     \b
     A word that starts with '-' and a digit, or a -field:value, is part of
