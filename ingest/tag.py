@@ -60,7 +60,7 @@ _SENTENCE_VERB = re.compile(r"^\s+(?:is|isn't|doesn't|does|can|can't|will|won't|
 _ZH_BEFORE = re.compile(r"(?:具有|具|获得|失去|有|带有|以|「|“|\"|和|与|及|、|或)$")
 _ZH_QUOTED = re.compile(r"[「“\"]$")
 _ZH_VERB_AFTER = re.compile(r"^(?:着|了|于|在|(?:此|该|这|那)(?:武具|灵气|生物|永久物|牌))")
-_ZH_AFTER = re.compile(r"^(?:异能|费用|能力|」|”|\"|的费用|指示物|牌|咒语|生物|动作|之|[0-9X{])")
+_ZH_AFTER = re.compile(r"^(?:异能|费用|能力|」|”|\"|的费用|指示物|牌|咒语|生物|动作|之(?![前后])|[0-9X{])")
 
 
 @dataclass(frozen=True)

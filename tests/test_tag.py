@@ -307,6 +307,14 @@ def test_only_a_chinese_name_that_is_an_everyday_word_needs_keyword_context():
     assert "disguise" not in mechanics_in("由于它未伪装，因此不会具有守护{二}。")
 
 
+def test_a_chinese_name_before_a_time_word_is_not_a_keyword():
+    """X之前 / X之后 ("before / after X") is the everyday word, not X之 (X's): 期限终止之前 is "before the
+    duration ends" (not abandon), 受斥责结附之后 "after it is enchanted" (not the enchant keyword)."""
+    assert "abandon" not in mechanics_in("泰菲力的最后一个异能会让已跃离的永久在所述期限终止之前不能跃回。")
+    assert "enchant" not in mechanics_in("如果在受斥责结附之后，所结附的生物才获得异能，则它会保留该异能。")
+    assert "enchant" in mechanics_in("斥责之结附异能只能指定生物为目标。")
+
+
 def test_chinese_words_of_a_keywords_states_from_the_translated_rules():
     """跃离 / 跃回 are phase out / phase in (CR 702.26) and 已遭疑 is suspected (CR 701.58a) in the CR translation."""
     assert "phasing" in mechanics_in("跃离不会触发任何「离开战场」异能。类似地，跃回时也不会触发任何「进战场」异能。")
