@@ -55,7 +55,8 @@ class QueryCommand(click.Command):
 @click.command(cls=QueryCommand, context_settings={"ignore_unknown_options": True})
 @click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="[QUERY]...")
 @filter_options
-@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Most entries to show (best first).")
 @click.option("--every-word", is_flag=True, help="Require every word of the query (no best match).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "jsonl"]), default="text")
 @index_option
