@@ -17,14 +17,14 @@ def verdict(a, b, card_a=None, card_b=None):
 
 
 FREE_CAST = ('If you cast a card "without paying its mana cost," you can\'t choose to cast it for any alternative '
-             'costs, such as {alt} costs. You can, however, pay additional costs. If the card has any mandatory '
+             'costs, such as {alt}. You can, however, pay additional costs. If the card has any mandatory '
              'additional costs, such as that of {card}, {tail}')
 
 
 def test_example_card_swapped_is_the_same_but_the_card_acted_on_is_not():
-    assert verdict(FREE_CAST.format(alt="emerge", card="Cathartic Reunion",
+    assert verdict(FREE_CAST.format(alt="emerge costs", card="Cathartic Reunion",
                                     tail="you must pay those to cast the card."),
-                   FREE_CAST.format(alt="evoke", card="Tormenting Voice", tail="those must be paid to cast it."),
+                   FREE_CAST.format(alt="evoke costs", card="Tormenting Voice", tail="those must be paid to cast it."),
                    "Hazoret's Undying Fury", "Yennett, Cryptic Sovereign").same
     assert verdict("Dawn of Hope's first ability triggers just once for each life-gaining event, whether it's 1 life "
                    "from Vicious Rumors or 3 life from Creeping Chill.",
@@ -216,26 +216,21 @@ def test_card_possessive_is_the_card():
 
 
 def test_characteristic_said_with_of_is_the_possessive():
-    assert verdict("The amount of life gained is equal to the power of the creature as it last existed on the "
-                   "battlefield.",
-                   "The amount of life gained is equal to Attendant of Vraska's power as it last existed on the "
-                   "battlefield.", "Infernal Reckoning", "Attendant of Vraska").same
+    gained = "The amount of life gained is equal to {what} as it last existed on the battlefield."
+    cards = ("Infernal Reckoning", "Attendant of Vraska")
+    assert verdict(gained.format(what="the power of the creature"),
+                   gained.format(what="Attendant of Vraska's power"), *cards).same
     # another characteristic is another ruling
-    assert not verdict("The amount of life gained is equal to the toughness of the creature as it last existed on "
-                       "the battlefield.",
-                       "The amount of life gained is equal to Attendant of Vraska's power as it last existed on the "
-                       "battlefield.", "Infernal Reckoning", "Attendant of Vraska").same
-
-
-FREE_CAST_EXAMPLES = ('If you cast a card "without paying its mana cost," you can\'t choose to cast it for any '
-                      'alternative costs, such as {alt}. You can, however, pay additional costs. If the card has any '
-                      'mandatory additional costs, such as that of {card}, those must be paid to cast the card.')
+    assert not verdict(gained.format(what="the toughness of the creature"),
+                       gained.format(what="Attendant of Vraska's power"), *cards).same
 
 
 def test_an_example_named_in_passing_may_hold_a_number_but_a_worked_example_may_not():
     # "such as paying {3} to cast a morph card face down": the {3} is the example's, not the rule's
-    assert verdict(FREE_CAST_EXAMPLES.format(alt="emerge costs", card="Tormenting Voice"),
-                   FREE_CAST_EXAMPLES.format(alt="paying {3} to cast a morph card face down", card="Cathartic Reunion"),
+    paid = "those must be paid to cast the card."
+    assert verdict(FREE_CAST.format(alt="emerge costs", card="Tormenting Voice", tail=paid),
+                   FREE_CAST.format(alt="paying {3} to cast a morph card face down", card="Cathartic Reunion",
+                                    tail=paid),
                    "Oracle's Vault", "Treasure Keeper").same
     land = ("An ability that turns a land into a creature also sets that creature's power and toughness. For example, "
             "if {card} has been made a 0/0 creature with three +1/+1 counters on it, activating its last ability will "
