@@ -219,11 +219,11 @@ def items(text: str) -> Items:
                 quoted = f'"{phrase}"{match.group("slop") or ""}'
                 (selectors if sign == "-" else required).append(("-" if sign == "-" else "") + quoted)
             continue
-        if _FILTER.match(word) and (number == 0 or not _FILTER.fullmatch(word)):
+        if number and _FILTER.fullmatch(word):
+            word = word[:-1]        # a sentence's colon after other words ("my split card: the target ...")
+        elif _FILTER.match(word):
             selectors.append(sign + word if sign == "-" else word)
             continue
-        if _FILTER.fullmatch(word):
-            word = word[:-1]        # a sentence's colon after other words ("my split card: the target ...")
         _refuse_unsupported(word)
         if sign == "-":
             selectors.append("-" + word)
