@@ -36,6 +36,8 @@ class Ruling:
     ``warnings`` notes what a reader could not take as given but kept the ruling
     for, e.g. ``dates.INVALID_DATE`` for a date that is not a real date (date None);
     ingest counts them by reason (``warnings`` of ``rulings ingest --format json``).
+    ``card_text``: the card's type line and rules text when the source prints them beside the
+    ruling (MTGJSON ``type`` and ``text``), or None; searched with a low weight, never shown.
     """
 
     text: str
@@ -54,6 +56,7 @@ class Ruling:
     repairs: tuple[str, ...] = ()
     repaired_text: str | None = None    # display text with the repairs applied, for search
     warnings: tuple[str, ...] = ()      # reader notes, e.g. dates.INVALID_DATE
+    card_text: str | None = None        # the card's type line and rules text, for search only
 
     def key(self) -> tuple:
         """Identity of this variant across re-ingests: (path, position, text)."""

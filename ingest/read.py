@@ -489,7 +489,8 @@ def _clean_text_fields(ruling: Ruling) -> None:
         ruling.source = Source(clean_text(ruling.source.path), ruling.source.format)
 
 
-_TEXT_FIELDS = ("text", "card", "set_code", "oracle_id", "publisher", "date", "declared_lang", "entry_id")
+_TEXT_FIELDS = ("text", "card", "set_code", "oracle_id", "publisher", "date", "declared_lang", "entry_id",
+                "card_text")
 
 
 def walk(path: Path, on_skip: Callable[[Path, str], None] | None = None,

@@ -7,7 +7,9 @@ mechanic it names. Then (``BestMatch.combine_scores``), for each entry holding a
 
 - its score is the BM25F score of the units it holds (function and question words weighted
   ``FUNCTION_WEIGHT``, meanings ``MEANING_WEIGHT``, a mechanic's tag ``MECHANIC_WEIGHT``), plus
-  ``NEAR_WEIGHT`` times the score of each pair of adjacent query words found close together;
+  ``NEAR_WEIGHT`` times the score of each pair of adjacent query words found close together, plus
+  ``CARD_TEXT_WEIGHT`` times the score of each content word in the rules text of the entry's cards
+  (a query that describes the card, "the indestructible artifact land"); neither makes a match;
 - times its coordination: the share of the query's content words it holds (each word weighted
   by its idf), to the power ``COORDINATION``; a word held through a meaning counts as held;
 - tiers, removed from the score shown: entries holding every content word come before the others
@@ -44,6 +46,7 @@ MECHANIC_WEIGHT = 2.5
 CARD_WEIGHT = 2.0
 CARD_WORD_SHARE = 3
 NEAR_WEIGHT = 0.5
+CARD_TEXT_WEIGHT = 0.5
 SHORT_QUERY = 5
 NEAR_SLOP = 3
 COORDINATION = 2.0
@@ -84,10 +87,10 @@ class Unit:
 
 class BestMatch(CompoundQuery):
     """The best-match query node: units, then the meanings and mechanic tags that stand for some of
-    them (``covers``: unit numbers), then the proximity pairs; search/engine/scoring.py SegmentScores calls
-    ``combine_scores`` with each subquery's {docnum: score}.
+    them (``covers``: unit numbers), then the proximity pairs and card-text words; search/engine/scoring.py
+    SegmentScores calls ``combine_scores`` with each subquery's {docnum: score}.
 
-    subqueries: [unit clauses..., cover clauses..., near clauses...]; units: how many unit clauses;
+    subqueries: [unit clauses..., cover clauses..., near and card-text clauses...]; units: how many unit clauses;
     covers: for each cover clause the unit numbers it stands for; idfs and content: per unit;
     other_language: a query of the documents in another language than the query's, or None.
     """
@@ -165,7 +168,7 @@ class BestMatch(CompoundQuery):
 
     def holds(self, number: int) -> int:
         """The units subquery ``number`` stands for, one bit each (bit i: unit i): a unit itself, the
-        units a cover stands for, none for a proximity pair."""
+        units a cover stands for, none for a proximity pair or a card-text word."""
         if number < self.units:
             return 1 << number
         if number < self.units + len(self.covers):
@@ -174,8 +177,8 @@ class BestMatch(CompoundQuery):
 
     def bears_content(self, number: int) -> bool:
         """True when subquery ``number`` can make a document a match: it stands for a content unit. The
-        others (function words, proximity pairs) only add to the score of documents that another
-        subquery matches, so they need only be asked about those documents."""
+        others (function words, proximity pairs, card-text words) only add to the score of documents
+        that another subquery matches, so they need only be asked about those documents."""
         mask = self.holds(number)
         return any(self.content[i] for i in range(self.units) if mask >> i & 1)
 

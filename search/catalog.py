@@ -59,7 +59,7 @@ STATE = folder.STATE           # "state.pkl"
 SUMMARY = "summary.json"
 RULINGS_DB = "rulings.sqlite"
 CORPUS = "corpus.pkl"
-STATE_VERSION = 5
+STATE_VERSION = 6
 # How an update carries the live generation's files into the next (search/folder.py next_generation):
 # these are only ever replaced (pickles and summary by rename, Whoosh segments by new files) ...
 LINKED = (STATE, CORPUS, SUMMARY, index.WHOOSH_DIR, index.SPELLING, index.ZH_WORDS)
@@ -98,7 +98,7 @@ class RulingStore:
     """
 
     FIELDS = ("text", "position", "lang", "date", "date_ambiguous", "card", "set_code", "oracle_id",
-              "publisher", "declared_lang", "entry_id", "match", "repairs", "repaired_text")
+              "publisher", "declared_lang", "entry_id", "match", "repairs", "repaired_text", "card_text")
 
     def __init__(self, path: Path):
         import sqlite3
@@ -763,7 +763,8 @@ def card_names(state: State) -> dict[str, str]:
 
 
 def entry_hash(entry_json: str) -> str:
-    """SHA-1 hex of an entry's JSON text: what decides whether its Whoosh document is rewritten."""
+    """SHA-1 hex of an entry's JSON text (with its card texts, when it has any): what decides whether
+    its Whoosh document is rewritten."""
     return hashlib.sha1(entry_json.encode("utf-8")).hexdigest()
 
 
@@ -857,6 +858,7 @@ def write_index(index_dir: Path, state: State, entries: list[Entry], deleted: li
     their document is made), so that the state is saved after the index without them in memory.
     """
     from rulings.ingest.model import entry_to_dict
+    from rulings.search.documents import card_text
 
     hashes = {} if full else state.entry_hashes
     for entry_id in deleted:
@@ -870,11 +872,12 @@ def write_index(index_dir: Path, state: State, entries: list[Entry], deleted: li
             entry = entries.pop()
             shape = entry_to_dict(entry)
             text = json.dumps(shape, ensure_ascii=False)
-            digest = entry_hash(text)
+            texts = card_text(entry.variants)
+            digest = entry_hash(f"{text}\n{texts}" if texts else text)
             if hashes.get(entry.id) != digest:
                 replaced = entry.id in hashes
                 hashes[entry.id] = digest
-                yield shape, text, replaced
+                yield shape, text, replaced, texts
 
     added = index.write_documents(index_dir, changed_documents(), deleted, create=full)
     state.entry_hashes = hashes

@@ -31,8 +31,27 @@ def search_texts(entry_json: dict) -> tuple[str, list[str]]:
     return main, others
 
 
-def document(entry_json: dict, stored: str | None = None) -> dict:
-    """The Whoosh document of one entry in its JSON shape (stored: its JSON text, when already made).
+# An entry's card texts: those of its first cards only (a ruling printed on dozens of cards, a reminder
+# of a keyword, would otherwise gather every card that has the keyword).
+CARD_TEXT_CARDS = 8
+
+
+def card_text(variants) -> str:
+    """The rules texts of an entry's cards, one line per card, for the ``card_text`` field:
+    variants, an Entry's (ingest/model.py Variant, oldest first); each distinct card's first
+    ``Ruling.card_text`` (the source's type line and rules text), for at most CARD_TEXT_CARDS cards.
+    "" when no variant's source printed its card's text (every source but MTGJSON)."""
+    texts: dict[str, str] = {}
+    for variant in variants:
+        ruling = variant.ruling
+        if ruling.card_text and ruling.card not in texts and len(texts) < CARD_TEXT_CARDS:
+            texts[ruling.card] = ruling.card_text
+    return "\n".join(texts.values())
+
+
+def document(entry_json: dict, stored: str | None = None, card_text: str = "") -> dict:
+    """The Whoosh document of one entry in its JSON shape (stored: its JSON text, when already made;
+    card_text: its cards' rules texts, card_text(), which the JSON shape does not hold).
 
     The canonical text goes to the text field of the entry's language
     (search/languages.py field_for); other variant texts go to ``variants`` for
@@ -46,6 +65,7 @@ def document(entry_json: dict, stored: str | None = None) -> dict:
         "id": entry_json["id"],
         **texts,
         "cards": "\n".join(entry_json["cards"]),
+        "card_text": card_text,
         "card_keys": ",".join(card_keys(entry_json["cards"])),
         "card_names": ",".join(sorted({card_key(c) for c in entry_json["cards"]} - {""})),
         "mechanics": ",".join(entry_json["mechanics"]),

@@ -55,6 +55,8 @@ def schema() -> Schema:
     variants: the other distinct variant texts, same analyzer, low boost (so an entry
     repeated on many cards is not scored higher for it); cards: card names (BM25F field, so a short
     card list outranks a long one); card_keys: lookup keys of full names and faces;
+    card_text: the rules texts of the entry's cards (documents.py card_text()), searched by best
+    match only, with a low weight, never shown;
     card_names: keys of full names only; mechanics, sets, lang; date: newest ISO
     date (sortable); dates: every variant date; entry: the JSON shape (EntryColumn). The
     words for "did you mean" are a file beside the index (SPELLING), not a field.
@@ -64,6 +66,7 @@ def schema() -> Schema:
         text=_term_positions(TEXT(analyzer=rulings_analyzer(), phrase=True, multitoken_query="phrase")),
         variants=_term_positions(TEXT(analyzer=rulings_analyzer(), phrase=True, multitoken_query="phrase")),
         cards=_term_positions(TEXT(analyzer=name_analyzer(), phrase=True, multitoken_query="phrase")),
+        card_text=_term_positions(TEXT(analyzer=rulings_analyzer(), phrase=True, multitoken_query="phrase")),
         card_keys=KEYWORD(lowercase=False, commas=True, scorable=False),
         card_names=KEYWORD(lowercase=False, commas=True, scorable=False),
         mechanics=KEYWORD(lowercase=True, commas=True, scorable=True),
@@ -231,7 +234,8 @@ def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
     """Bring the Whoosh index up to date without rebuilding it; returns the documents added.
 
     entries: (entry JSON shape, its JSON text, True when a document with that id
-    may already exist and must be replaced). deleted: ids whose documents go.
+    may already exist and must be replaced[, its cards' rules texts: documents.py card_text()]).
+    deleted: ids whose documents go.
     create: start a new, empty index first (a full rebuild). Raises DamagedIndex
     when an existing index cannot be opened.
     """
@@ -249,10 +253,10 @@ def write_documents(index_dir: Path, entries: Iterable[tuple[dict, str, bool]],
             writer.mergetype = engine.merge_tiers
             for entry_id in deleted:
                 writer.delete_by_term("id", entry_id)
-        for entry_json, stored, replace in entries:
+        for entry_json, stored, replace, *texts in entries:
             if replace and not create:
                 writer.delete_by_term("id", entry_json["id"])
-            writer.add_entry(stored, entry_json)
+            writer.add_entry(stored, entry_json, *texts)
             added += 1
     vocabulary |= writer.spelling_words()
     _write_spelling(index_dir, vocabulary)

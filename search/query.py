@@ -581,9 +581,12 @@ def best_match(searcher, text: str, empty: frozenset[str] = frozenset(), index_d
     for unit in units:
         unit.content = unit.content and unit.idf > 0
     near = bestmatch.near_pairs(units, [name for name, _ in _fields_but(empty)])
+    card_texts = [] if "card_text" in empty else _card_text_clauses(made_by, units)
     best = bestmatch.BestMatch(
-        [u.clause for u in units] + cover_clauses + near, units=len(units), covers=covers,
-        weights=[u.weight * min(u.times, 3) for u in units] + weights + [bestmatch.NEAR_WEIGHT] * len(near),
+        [u.clause for u in units] + cover_clauses + near + [clause for clause, _ in card_texts],
+        units=len(units), covers=covers,
+        weights=[u.weight * min(u.times, 3) for u in units] + weights + [bestmatch.NEAR_WEIGHT] * len(near)
+        + [weight for _, weight in card_texts],
         idfs=[u.idf * min(u.times, 3) for u in units], content=[u.content for u in units],
         chinese=any(u.chinese for u in units))
     required = _parsed(made_by, found.required, empty, index_dir, vocabulary)
@@ -728,6 +731,23 @@ def _chinese_clause(word: str, vocabulary: dict[str, int], made_by, empty: froze
         longer = sorted(w for w in _containing(vocabulary, word[:2]) if word in w and w != word)[:30]
         clauses += [Term(name, w, boost=0.7) for w in longer for name in ("text_zh", "cards")]
     return Or(clauses)
+
+
+def _card_text_clauses(made_by, units: list[bestmatch.Unit]) -> list[tuple[Query, float]]:
+    """(clause, weight) of each content word of the query (not Chinese, not a wildcard or fuzzy word) in
+    the ``card_text`` field, the rules texts of the entry's cards (search/documents.py card_text()):
+    "the indestructible artifact land" ranks the ruling of Darksteel Citadel, whose text does not say
+    indestructible, first among those that hold the query's other words. The weight is CARD_TEXT_WEIGHT
+    times the word's repeats (at most 3), as the word's own clause counts them."""
+    clauses = []
+    for unit in units:
+        if unit.chinese or not unit.content or bestmatch.WILDCARD.fullmatch(unit.text) \
+                or bestmatch.FUZZY.fullmatch(unit.text):
+            continue
+        clause = made_by.term_query("card_text", unit.text, Term, boost=1.0)
+        if clause is not None:
+            clauses.append((clause, bestmatch.CARD_TEXT_WEIGHT * min(unit.times, 3)))
+    return clauses
 
 
 def _covers(searcher, units: list[bestmatch.Unit], vocabulary: dict[str, int], empty: frozenset[str]

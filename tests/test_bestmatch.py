@@ -36,6 +36,16 @@ def test_a_question_finds_what_its_words_find(real_index):
     assert query.search(real_index, "can I respond to proliferate", every_word=True) == []
 
 
+def test_the_cards_rules_text_ranks_a_query_that_describes_the_card(real_index):
+    """A query naming what the card is ("the indestructible artifact land") ranks that card's ruling first
+    through the card's rules text (MTGJSON), which the ruling itself does not hold; a word found only in
+    a card's text makes no match and is never shown."""
+    found = hits(real_index, "can I cast the indestructible artifact land", limit=10)
+    assert found[0]["cards"] == ["Darksteel Citadel"]
+    assert "indestructible" not in found[0]["text"].lower() + found[0]["snippet"].lower()
+    assert hits(real_index, "antelope") == []           # only in type lines ("Creature — Antelope")
+
+
 def test_entries_with_every_word_come_first(real_index):
     """Every entry holding all the content words ranks above every entry that lacks one of them."""
     every = set(ids(real_index, "trample damage lang:en", every_word=True, limit=100_000))

@@ -56,6 +56,12 @@ def _postings(folder, ix=None, every: int = 1) -> dict:
     return found
 
 
+def _card_text(number: int) -> str:
+    """The card text given to every third entry in the writer equivalence tests (Darksteel Citadel's,
+    MTGJSON): the card_text field is written by each writer too."""
+    return "Artifact Land Indestructible\n{T}: Add {C}." if number % 3 == 0 else ""
+
+
 def _write(folder, entries, codec) -> None:
     folder.mkdir(parents=True)
     ix = whoosh_index.create_in(str(folder), index.schema())
@@ -96,8 +102,8 @@ def test_entry_writer_loop_gives_whooshs_add_document(indexed, tmp_path):
             writer = writing.EntryWriter(ix, limitmb=256, codec=writing.FlushCodec(compression=0))
             writer._plain = plain
         with writer:
-            for entry in entries:
-                writer.add_entry(json.dumps(entry, ensure_ascii=False))
+            for number, entry in enumerate(entries):
+                writer.add_entry(json.dumps(entry, ensure_ascii=False), card_text=_card_text(number))
         with whoosh_index.open_dir(str(folder)).searcher() as searcher:
             reader = searcher.reader()
             lengths = [[reader.doc_field_length(d, f) for f in index.schema().names()]
@@ -107,6 +113,7 @@ def test_entry_writer_loop_gives_whooshs_add_document(indexed, tmp_path):
 
     ours, whooshs = build(tmp_path / "ours", True), build(tmp_path / "whoosh", False)
     assert len(ours[0]) > FLOORS[name]["terms"] and len(ours[3]) > FLOORS[name]["words"]
+    assert len(ours[0]["card_text", b"indestruct"][0][1]) == len(range(0, len(entries), 3))
     assert ours == whooshs
     assert [index.decoded_entry(text) for text in ours[2][1]] == entries
     # Whoosh's writer compresses posting blocks (FlushCodec does not): the same postings
@@ -119,7 +126,8 @@ def test_parallel_entry_writer_matches_one_process(indexed, tmp_path, monkeypatc
     path's writer does (one process)."""
     name, folder = indexed
     entries = entries_of(name, folder)
-    shapes = [(entry, json.dumps(entry, ensure_ascii=False), False) for entry in entries]
+    shapes = [(entry, json.dumps(entry, ensure_ascii=False), False, _card_text(number))
+              for number, entry in enumerate(entries)]
     monkeypatch.setattr(writing.os, "cpu_count", lambda: 2)
     assert index.write_documents(tmp_path / "two", iter(shapes), create=True) == len(entries)
     monkeypatch.setattr(writing.os, "cpu_count", lambda: 1)
@@ -140,6 +148,7 @@ def test_parallel_entry_writer_matches_one_process(indexed, tmp_path, monkeypatc
         return {key: (sum(s[0][0] for s in parts), sorted(p for s in parts for p in s[1]))
                 for key, parts in _postings(folder / index.WHOOSH_DIR).items()}
     assert merged(tmp_path / "two") == merged(tmp_path / "one") == merged(tmp_path / "public")
+    assert merged(tmp_path / "two")["card_text", b"indestruct"][0] == len(range(0, len(entries), 3))
 
 
 def test_mapped_storage_reads_what_whoosh_reads(indexed):

@@ -156,3 +156,22 @@ def test_ruling_without_text_is_kept_for_rejection_and_bad_date_is_a_warning(tmp
     assert [r.warnings for r in rulings] == [()] * 4 + [(INVALID_DATE,), ()]
     kept, rejections = normalise(rulings)
     assert len(kept) == 3 and [r.reason for r in rejections] == ["empty text"] * 3
+
+
+def test_rulings_carry_their_cards_type_line_and_rules_text(shared):
+    """MTGJSON prints each card's ``type`` and ``text`` beside its rulings (v3 and v5): every ruling keeps
+    them for search (search/documents.py card_text()), never in its own text."""
+    c18 = read_file(shared / "realdata/mtgjson3-sets/C18.json").rulings
+    citadel = [r for r in c18 if r.card == "Darksteel Citadel"]
+    assert [r.card_text for r in citadel] == ["Artifact Land Indestructible\n{T}: Add {C}."]
+    assert "indestructible" not in citadel[0].text.lower()
+    tsp = read_file(shared / "realdata/mtgjson5-TSP/TSP.json").rulings
+    assert sum(1 for r in tsp if r.card_text) == len(tsp) == 921
+    vision = next(r for r in tsp if r.card == "Ancestral Vision")
+    assert vision.card_text.startswith("Sorcery Suspend 4—{U} (Rather than cast this card")
+    assert vision.card_text.endswith("\nTarget player draws three cards.")
+
+
+def test_a_card_without_type_or_text_has_no_card_text():
+    assert mtgjson.card_text({"name": "Plains", "type": "  ", "text": None}) is None
+    assert mtgjson.card_text({"name": "Vanilla", "type": "Creature — Bear"}) == "Creature — Bear"

@@ -115,8 +115,17 @@ def card_ruling(item, card: dict, name: str | None, set_code: str | None, oracle
         text=text if isinstance(text, str) and text.strip() else "", source=source, position=position,
         lang="en", date=parsed.iso if parsed else None, card=name,
         set_code=(set_code or card.get("setCode") or card.get("set_code") or "").upper() or None,
-        oracle_id=oracle_id, publisher="wotc", warnings=warnings,
+        oracle_id=oracle_id, publisher="wotc", warnings=warnings, card_text=card_text(card),
     )
+
+
+def card_text(card: dict) -> str | None:
+    """The card's type line and rules text, ``"Artifact Land Darksteel Citadel is indestructible. ..."``
+    (MTGJSON card ``type`` and ``text``, both strings in v3 and v5; a face of a multi-face card has its
+    own); None when the card has neither."""
+    parts = [card.get(key) for key in ("type", "text")]
+    text = " ".join(part.strip() for part in parts if isinstance(part, str) and part.strip())
+    return text or None
 
 
 def _streamed_cards(path: Path) -> Iterator[tuple[dict, str | None]] | None:

@@ -7,7 +7,7 @@ searching, highlight) and, for what it needs below it, this interface:
 
 - ``open_searcher(folder) -> EngineSearcher``: a searcher of the Whoosh index in folder (reading.py);
 - ``top(searcher, query, limit) -> Results``: the ``limit`` best-scored documents (scoring.py);
-- ``entry_writer(ix, full=False)``: a writer with ``add_entry(stored, entry_json)``,
+- ``entry_writer(ix, full=False)``: a writer with ``add_entry(stored, entry_json, card_text)``,
   ``delete_by_term``, ``mergetype`` and ``spelling_words()`` (writing.py); ``merge_tiers`` its merge policy;
 - ``Unscored``, ``DateRange``, ``listed(scores)``, ``scores_of(query, searcher, context)``,
   ``merge_matched_tokens`` (queries.py): query nodes and helpers built on Whoosh's public matcher seams;

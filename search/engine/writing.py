@@ -40,7 +40,7 @@ from rulings.search.engine.reading import LENGTH_OF_BYTE, MemoryLengths
 
 def entry_writer(ix, full: bool = False):
     """A writer of entries into the Whoosh index ix, used as a context manager (commits on leaving,
-    cancels on an error): ``add_entry(stored, entry_json=None)`` (stored: the entry's JSON text),
+    cancels on an error): ``add_entry(stored, entry_json=None, card_text="")`` (stored: the entry's JSON text),
     ``delete_by_term(field, text)``, ``mergetype`` (a Whoosh merge policy, e.g. merge_tiers) and,
     after commit, ``spelling_words()``.
 
@@ -75,10 +75,11 @@ class EntryWriter(SegmentWriter):
         self._plain = not any(f.separate_spelling() or f.vector for _, f in self.schema.items())
         self._known_terms: dict[tuple[str, str], list[tuple]] = {}
 
-    def add_entry(self, stored: str, entry_json: dict | None = None) -> None:
-        """Add the document of one entry: stored, its JSON text; entry_json, its shape when at hand."""
+    def add_entry(self, stored: str, entry_json: dict | None = None, card_text: str = "") -> None:
+        """Add the document of one entry: stored, its JSON text; entry_json, its shape when at hand;
+        card_text, its cards' rules texts (search/documents.py card_text())."""
         entry_json = json.loads(stored) if entry_json is None else entry_json
-        fields = document(entry_json, stored)
+        fields = document(entry_json, stored, card_text)
         if not self._plain:
             self.add_document(**fields)
             self.words |= spelling_words(entry_json)
@@ -206,9 +207,9 @@ class EntryMpWriter(MpWriter):
         task.start()
         return task
 
-    def add_entry(self, stored: str, entry_json: dict | None = None) -> None:
-        """Queue one entry (its JSON text) for a worker; entry_json is not sent."""
-        self.docbuffer.append((1, stored))
+    def add_entry(self, stored: str, entry_json: dict | None = None, card_text: str = "") -> None:
+        """Queue one entry (its JSON text and card texts) for a worker; entry_json is not sent."""
+        self.docbuffer.append((1, (stored, card_text)))
         if len(self.docbuffer) >= self.batchsize:
             self._enqueue()
         self._added_sub = True
@@ -282,8 +283,8 @@ class _EntryTask(SubWriterTask):
         tempstorage = writer.temp_storage()
         with tempstorage.open_file(filename).raw_file() as f:
             for _ in range(doc_count):
-                code, stored = pickle.load(f)
-                writer.add_entry(stored)
+                code, (stored, card_text) = pickle.load(f)
+                writer.add_entry(stored, card_text=card_text)
         tempstorage.delete_file(filename)
 
 
@@ -521,10 +522,11 @@ class PublicEntryWriter:
     def delete_by_term(self, fieldname: str, text: str) -> None:
         self.writer.delete_by_term(fieldname, text)
 
-    def add_entry(self, stored: str, entry_json: dict | None = None) -> None:
-        """Add the document of one entry: stored, its JSON text; entry_json, its shape when at hand."""
+    def add_entry(self, stored: str, entry_json: dict | None = None, card_text: str = "") -> None:
+        """Add the document of one entry: stored, its JSON text; entry_json, its shape when at hand;
+        card_text, its cards' rules texts (search/documents.py card_text())."""
         entry_json = json.loads(stored) if entry_json is None else entry_json
-        self.writer.add_document(**document(entry_json, stored))
+        self.writer.add_document(**document(entry_json, stored, card_text))
         self.words |= spelling_words(entry_json)
 
     def spelling_words(self) -> set[str]:
