@@ -56,7 +56,7 @@ def schema() -> Schema:
     repeated on many cards is not scored higher for it); cards: card names (BM25F field, so a short
     card list outranks a long one); card_keys: lookup keys of full names and faces;
     card_text: the rules texts of the entry's cards (documents.py card_text()), searched by best
-    match only, with a low weight, never shown;
+    match only, with a low weight, never shown (English entries only: Chinese card texts did not help);
     card_names: keys of full names only; mechanics, sets, lang; date: newest ISO
     date (sortable); dates: every variant date; entry: the JSON shape (EntryColumn). The
     words for "did you mean" are a file beside the index (SPELLING), not a field.

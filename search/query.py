@@ -581,7 +581,7 @@ def best_match(searcher, text: str, empty: frozenset[str] = frozenset(), index_d
     for unit in units:
         unit.content = unit.content and unit.idf > 0
     near = bestmatch.near_pairs(units, [name for name, _ in _fields_but(empty)])
-    card_texts = [] if "card_text" in empty else _card_text_clauses(made_by, units)
+    card_texts = _card_text_clauses(made_by, units)
     best = bestmatch.BestMatch(
         [u.clause for u in units] + cover_clauses + near + [clause for clause, _ in card_texts],
         units=len(units), covers=covers,
@@ -734,8 +734,8 @@ def _chinese_clause(word: str, vocabulary: dict[str, int], made_by, empty: froze
 
 
 def _card_text_clauses(made_by, units: list[bestmatch.Unit]) -> list[tuple[Query, float]]:
-    """(clause, weight) of each content word of the query (not Chinese, not a wildcard or fuzzy word) in
-    the ``card_text`` field, the rules texts of the entry's cards (search/documents.py card_text()):
+    """(clause, weight) of each content word of the query (not Chinese, not a wildcard or fuzzy word)
+    in the ``card_text`` field, the rules texts of the entry's cards (search/documents.py card_text()):
     "the indestructible artifact land" ranks the ruling of Darksteel Citadel, whose text does not say
     indestructible, first among those that hold the query's other words. The weight is CARD_TEXT_WEIGHT
     times the word's repeats (at most 3), as the word's own clause counts them."""

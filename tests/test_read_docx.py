@@ -168,3 +168,20 @@ def test_built_document_split_separator_and_colour_indicator(tmp_path):
     rulings = list(docx.read(path))
     assert [r.text for r in rulings] == ["第一条。＊第二条。", "生物的力量为*，且其数值为*/*。"]
     assert {r.card for r in rulings} == {"灵龙蛰居"} and [r.position for r in rulings] == [0, 1]
+
+
+def test_card_block_text_goes_with_its_rulings(results):
+    """The lines of a card block after its name, but for the mana cost and power/toughness, are the card's
+    text (Ruling.card_text): the type line and rules text, one per line; general notes have none."""
+    marshal = [r for r in results["dom"].rulings if r.card == "宾纳里亚元帅"]
+    assert marshal and {r.card_text for r in marshal} == {"生物～人类／骑士\n由你操控的其他生物得+1/+1。"}
+    karn = next(r for r in results["dom"].rulings if r.card == "克撒传人卡恩")
+    assert karn.card_text.startswith("传奇鹏洛客～卡恩\n5\n+1：展示你牌库顶的两张牌。")
+    assert all(r.card_text is None for r in results["dom"].rulings if r.card is None)
+    assert sum(1 for r in results["dom"].rulings if r.card_text) == sum(1 for r in results["dom"].rulings if r.card)
+
+
+def test_header_card_text_of_a_block():
+    assert docx.header_card_text(["-----", "罗堰妖精", "{绿}", "生物～妖精／德鲁伊", "1/1", "{横置}：加{绿}。"]) \
+        == "生物～妖精／德鲁伊\n{横置}：加{绿}。"
+    assert docx.header_card_text(["与罗堰妖精有关的说明"]) is None        # named by a heading: no text

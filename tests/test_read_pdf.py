@@ -65,3 +65,13 @@ def test_truncated_pdf_is_rejected(shared, tmp_path):
         list(pdf.read(cut))
     result = read_file(cut)
     assert result.format == "pdf" and result.rejected and result.rulings == []
+
+
+def test_card_block_text_goes_with_its_rulings(results):
+    """A card block's lines after its name, but for the mana cost, joined as a paragraph's wrapped lines
+    are, are the card's text (Ruling.card_text)."""
+    lullaby = [r for r in results["otj"].rulings if r.card == "艾纶缇的摇篮曲"]
+    assert lullaby and {r.card_text for r in lullaby} == {"法术消灭目标已横置的生物。你获得 2 点生命。"}
+    block = ["Lightning Bolt", "{R}", "Instant", "Lightning Bolt deals 3 damage", "to any target."]
+    assert pdf.block_card_text(block) == "Instant Lightning Bolt deals 3 damage to any target."
+    assert pdf.block_card_text(["no card here"]) is None

@@ -21,8 +21,9 @@ type line, rules text; one ``FAQ Card`` paragraph holds them as lines). The card
 is the header line just before the first mana-cost line (``{三}{白}``), else the line
 before a type line (lands have no cost), or the X of ``与X有关的说明``. Separator
 lines (``-----`` between blocks, ``/////`` between the faces of a double-faced card)
-and section headings that are a type word (``地``) are never a card name. Rulings of the
-general notes have no card. Set code: the file name ``faq_<set>``; date: the
+and section headings that are a type word (``地``) are never a card name; the header's
+lines after the name, but for cost and power/toughness, are the card's text (``Ruling.card_text``,
+for search). Rulings of the general notes have no card. Set code: the file name ``faq_<set>``; date: the
 ``此文件最近更新日期：2016年10月26日`` (``Document last modified June 14, 2018``) line.
 """
 
@@ -93,7 +94,7 @@ def read(path: Path) -> Iterator[Ruling]:
     has_card_section = any(_CARD_SECTION.match(text) for text, _, _ in paragraphs)
     in_cards = not has_card_section
     header: list[str] = []
-    card = None
+    card = text_of_card = None
     rulings: list[Ruling] = []
     for text, style, numbered in paragraphs:
         if not text:
@@ -112,12 +113,12 @@ def read(path: Path) -> Iterator[Ruling]:
             named = card_from_header(header) if in_cards else None
             if named or not in_cards or any(_BLOCK_SEPARATOR.match(line)
                                             for text in header for line in text.split("\n")):
-                card = named
+                card, text_of_card = named, header_card_text(header) if named else None
             header = []
         rulings.append(Ruling(
             text=body, source=source, position=len(rulings),
             lang="zh-Hans" if _CJK.search(body) else "en", date=date, card=card,
-            set_code=set_code, publisher="wotc", declared_lang=declared,
+            set_code=set_code, publisher="wotc", declared_lang=declared, card_text=text_of_card,
         ))
     if not rulings:
         raise NoRulings(str(path), "Word document without ruling paragraphs")
@@ -263,19 +264,40 @@ def clean_card_name(name: str) -> str:
     return name.strip()
 
 
+def header_card_text(header: list[str]) -> str | None:
+    """The type line and rules text of a card block header: its lines after the card name, one per
+    line, without the mana cost, separators and power/toughness (``法师雷击 / {二}{红} / 瞬间 / ...``
+    gives ``瞬间\n如果你操控法术师，...``); None when the header names no card by a cost or type line."""
+    lines = _header_lines(header)
+    found = _name_line(lines)
+    if found is None or found[0] is None:
+        return None
+    rest = [line for line in lines[found[0] + 1:] if not COST_LINE.match(line) and not _POWER_TOUGHNESS.match(line)]
+    return "\n".join(rest) or None
+
+
+def _header_lines(header: list[str]) -> list[str]:
+    return [line.strip() for text in header for line in text.split("\n")
+            if line.strip() and not _SEPARATOR.match(line)]
+
+
 def _card_line(header: list[str]) -> str | None:
-    lines = [line.strip() for text in header for line in text.split("\n")
-             if line.strip() and not _SEPARATOR.match(line)]
+    found = _name_line(_header_lines(header))
+    return found[1] if found else None
+
+
+def _name_line(lines: list[str]) -> tuple[int | None, str] | None:
+    """(index, text) of a header's card-name line; (None, X) for a ``与X有关的说明`` heading."""
     for line in reversed(lines):
         m = _NOTES_ABOUT.match(line)
         if m:
-            return m.group(1)
+            return None, m.group(1)
     for i, line in enumerate(lines[1:], start=1):
         if COST_LINE.match(line):
-            return lines[i - 1]
+            return i - 1, lines[i - 1]
     for i, line in enumerate(lines[1:], start=1):
         if _TYPE_LINE.match(line) and len(lines[i - 1]) <= 30 and not _TYPE_LINE.match(lines[i - 1]):
-            return lines[i - 1]
+            return i - 1, lines[i - 1]
     return None
 
 

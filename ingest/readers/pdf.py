@@ -65,8 +65,8 @@ def read(path: Path) -> Iterator[Ruling]:
         Ruling(text=text, source=source, position=i,
                lang="zh-Hans" if _CJK.search(text) else "en", date=date, card=card,
                set_code=set_code, publisher="wotc",
-               declared_lang="zh-Hans" if _CJK.search(text) else None)
-        for i, (text, card) in enumerate(ruling_paragraphs(lines))
+               declared_lang="zh-Hans" if _CJK.search(text) else None, card_text=card_text)
+        for i, (text, card, card_text) in enumerate(ruling_paragraphs(lines))
     ]
     if not rulings:
         raise NoRulings(str(path), "PDF without • ruling paragraphs")
@@ -123,9 +123,10 @@ def join_lines(lines: list[str]) -> str:
     return text
 
 
-def ruling_paragraphs(lines: list[str]) -> Iterator[tuple[str, str | None]]:
-    """Yield (ruling text, card name or None) for every ``•`` ruling paragraph of the lines."""
-    in_cards, card = False, None
+def ruling_paragraphs(lines: list[str]) -> Iterator[tuple[str, str | None, str | None]]:
+    """Yield (ruling text, card name or None, the card's text or None: block_card_text()) for every
+    ``•`` ruling paragraph of the lines."""
+    in_cards, card, text_of_card = False, None, None
     block: list[str] = []           # non-bullet lines since the last blank line or ruling
     in_card_text = True             # no ruling yet in this block: "•" + text is a modal option
     current: list[str] | None = None
@@ -133,7 +134,7 @@ def ruling_paragraphs(lines: list[str]) -> Iterator[tuple[str, str | None]]:
         stripped = line.strip()
         bullet = _BULLET.match(line)
         if current is not None and (not stripped or bullet or _ends_paragraph(current[-1])):
-            yield join_lines(current), card
+            yield join_lines(current), card, text_of_card
             current = None
         if not stripped:
             block, in_card_text = [], True
@@ -145,9 +146,9 @@ def ruling_paragraphs(lines: list[str]) -> Iterator[tuple[str, str | None]]:
             if block:
                 named = card_name(block) if in_cards else None
                 if named:
-                    card = named
+                    card, text_of_card = named, block_card_text(block)
                 elif not in_cards:
-                    card = None
+                    card = text_of_card = None
                 block, in_card_text = [], False
             current = [line[bullet.end():]]
             continue
@@ -155,7 +156,7 @@ def ruling_paragraphs(lines: list[str]) -> Iterator[tuple[str, str | None]]:
             current.append(line)
             continue
         if _CARD_SECTION.match(stripped):
-            in_cards, card, block = True, None, []
+            in_cards, card, text_of_card, block = True, None, None, []
             continue
         block.append(stripped)
 
@@ -166,11 +167,25 @@ def _ends_paragraph(line: str) -> bool:
 
 def card_name(block: list[str]) -> str | None:
     """The card name of a block: the line before its first mana-cost line, else before a type line."""
+    at = _name_at(block)
+    return clean_card_name(block[at]) if at is not None else None
+
+
+def block_card_text(block: list[str]) -> str | None:
+    """The type line and rules text of a card block: its lines after the name but for mana-cost lines,
+    joined as join_lines() joins a paragraph's wrapped lines; None for a block without a name."""
+    at = _name_at(block)
+    if at is None:
+        return None
+    return join_lines([line for line in block[at + 1:] if not COST_LINE.match(line)]) or None
+
+
+def _name_at(block: list[str]) -> int | None:
     for i, line in enumerate(block[1:], start=1):
         if COST_LINE.match(line):
-            return clean_card_name(block[i - 1])
+            return i - 1
     if len(block) > 1 and _TYPE_LINE.match(block[1]) and len(block[0]) <= 30:
-        return clean_card_name(block[0])
+        return 0
     return None
 
 
