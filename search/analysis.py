@@ -123,6 +123,10 @@ _E_WORD = re.compile(r"[aeiouy].*[^aeiouy]e$")
 _ES_WORD = re.compile(r"[^aeiouy]es$")
 
 
+# The longest word stemmed (search/analysis.py stem()): longer ones are their own term, in the index and in queries.
+LONGEST_STEMMED = 64
+
+
 @lru_cache(maxsize=100_000)
 def stem(word: str) -> str:
     """The stem of one folded word, the same for every inflected form of it.
@@ -134,9 +138,11 @@ def stem(word: str) -> str:
     sacrificed, sacrificing -> ``sacrif``. A short table fixes the rest
     (added -> add, freed -> free, scrys -> scri). Possessive ``'s`` is dropped;
     other words with an apostrophe (``can't``, ``it's``) are returned whole, as
-    are symbols, P/T modifiers and numbers.
+    are symbols, P/T modifiers and numbers, and a word longer than LONGEST_STEMMED characters (no
+    English word is; Snowball's time grows with the square of a word's length, so a pasted run of
+    50,000 letters took 9 s to search).
     """
-    if not word[:1].isalpha():
+    if not word[:1].isalpha() or len(word) > LONGEST_STEMMED:
         return word
     if "'" in word:
         base, _, suffix = word.rpartition("'")
