@@ -61,6 +61,18 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
+# Full-width digits and Latin letters (U+FF10-FF19, FF21-FF3A, FF41-FF5A) -> ASCII; full-width
+# punctuation is left alone (Chinese text uses it: ，？：).
+_HALF_WIDTH = {code: code - 0xFEE0 for start, end in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
+               for code in range(start, end + 1)}
+
+
+def half_width(text: str) -> str:
+    """text with full-width digits and Latin letters as ASCII (``ＣＭＣ`` -> ``CMC``, ``ｃａｒｄ`` -> ``card``),
+    as a Chinese keyboard's full-width mode types them; every other character as given."""
+    return text.translate(_HALF_WIDTH)
+
+
 # Alias kept for callers that used the first name.
 fold_token = fold
 

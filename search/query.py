@@ -45,7 +45,16 @@ from whoosh.query import (
 from rulings.ingest.errors import QueryError
 from rulings.ingest.model import LANGUAGES
 from rulings.search import bestmatch, index
-from rulings.search.analysis import RulingsTokenizer, card_key, flagged_terms, fold, match_spans, stem, terms
+from rulings.search.analysis import (
+    RulingsTokenizer,
+    card_key,
+    flagged_terms,
+    fold,
+    half_width,
+    match_spans,
+    stem,
+    terms,
+)
 from rulings.search.engine import DateRange, TermNotFound, Unscored, merge_matched_tokens, top
 from rulings.search.languages import chinese_snippet_terms, field_for
 from rulings.search.terms import is_function_word
@@ -850,6 +859,7 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
     has_text = bool(text and text.strip())
     if not has_text and not filters.any():
         raise QueryError("empty query: give words to search for or a filter")
+    text = half_width(text) if has_text else text      # a full-width ＣＭＣ is the player word CMC
     selection = filter_query(filters)
     with index.searcher(index_dir) as searcher:
         if has_text:

@@ -9,7 +9,7 @@ from importlib import resources
 import pytest
 
 from rulings.ingest.errors import QueryError
-from rulings.search import bestmatch, index, query, terms
+from rulings.search import analysis, bestmatch, index, query, terms
 from rulings.search.analysis import fold
 
 
@@ -165,6 +165,16 @@ def test_chinese_query_cut_by_the_index_words(real_index):
     units = [u for u, _ in bestmatch.word_units(["牌庫頂的牌进入战场"], vocabulary)]       # Traditional too
     assert "".join(units) == "牌库顶的牌进入战场" and "战场" in units
     assert all(unit in vocabulary for unit in units if len(unit) > 1)
+
+
+def test_full_width_letters_are_the_ascii_word(real_index):
+    """A Chinese keyboard's full-width mode types ＣＭＣ: the same search as CMC, the player word for mana
+    value (its meanings included); full-width punctuation of a Chinese question is left as typed."""
+    wide = [h["id"] for h in hits(real_index, "ＣＭＣ", limit=1000)]
+    assert len(wide) > 100 and wide == [h["id"] for h in hits(real_index, "CMC", limit=1000)]
+    assert [h["id"] for h in hits(real_index, "Ｆｌｙｉｎｇ ２", limit=50)] == \
+        [h["id"] for h in hits(real_index, "flying 2", limit=50)]
+    assert analysis.half_width("能否响应增殖？ＸＸ") == "能否响应增殖？XX"
 
 
 def test_shown_scores_never_rise():
