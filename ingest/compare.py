@@ -522,7 +522,8 @@ def _one_slip(spans: list[tuple[str, list[str], list[str], int]], ta, tb) -> boo
             and not _NEVER_A_SLIP.intersection(ha + hb))
 
 
-_TIMING = frozenset(["before", "after", "until", "前", "后", "之前", "之后", "直到"])
+# words and stems (tokens are stemmed: "before" is "befor")
+_TIMING = frozenset(["before", "befor", "after", "until", "前", "后", "之前", "之后", "直到"])
 
 
 # Never a slip: which one of several ("the first spell" is not "the original spell"), whether it must, may

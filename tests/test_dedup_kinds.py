@@ -334,3 +334,14 @@ def test_a_chinese_modifier_both_texts_say_elsewhere_restates_the_object():
     x_free = "如果{spell}咒语的法术力费用中包含{{X}}，则你在以「不需支付其法术力费用」的方式施放它时必须将X的值选为0。"
     assert verdict(x_free.format(spell=""), x_free.format(spell="你施放的"), "祈愿巨灵", "任性龙煞").same
     assert not verdict(x_free.format(spell=""), x_free.format(spell="你未施放的"), "祈愿巨灵", "任性龙煞").same
+
+
+def test_before_against_after_is_never_a_slip():
+    # tokens are stemmed ("before" is "befor"): the timing words must be found as stems too.
+    # Real ruling of Rashmi, Eternities Crafter: one "before" turned "after" is another rule.
+    text = ("Rashmi's ability resolves before the spell that caused it to trigger. If you cast a spell "
+            "using the ability, it will also resolve before the initial spell.")
+    swapped = text.replace("resolves before", "resolves after")
+    assert not same_ruling(fold(text), fold(swapped)).same
+    assert not same_ruling(fold(swapped), fold(text)).same
+    assert same_ruling(fold(text), fold(text.replace("will also", "also will"))).same
