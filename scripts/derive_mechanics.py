@@ -258,6 +258,8 @@ ZH_PATTERNS: dict[str, list[str]] = {
     "jump-start": [r"再起(?!动)"],          # 再起动 is "activate again"
     "explore": [r"探险(?!家)"],             # 探险家 is "explorer"
     "ward": [r"守护(?:异能|\s*[{0-9]|～)"],  # 守护者 is "guardian"
+    # protection from X is 反X保护 in the CR translation (702.16: 反白保护, 反瞬间保护, 反绿或反白保护)
+    "protection": [r"反(?!击)[^\s，。；、：「」（）]{1,6}?保护"],
 }
 ZH_DROP = {"mill": {"磨"}, "jump-start": {"再起"}, "explore": {"探险"}, "ward": {"守护"}}
 

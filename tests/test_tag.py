@@ -342,3 +342,12 @@ def test_x_in_a_cost_or_effect_is_x_costs():
     assert "x-costs" in mechanics_in("X的数值会随着你坟墓场中牌张数量的变化而更新。")
     assert "x-costs" not in mechanics_in("Exile target creature. Its controller gains 3 life.")
     assert "x-costs" not in mechanics_in("The X-Men team up.")
+
+
+def test_chinese_protection_from_a_quality_is_protection():
+    # CR 702.16 in the Chinese translation: protection from X is 反X保护 (real rulings of 伊莫库 and 纳雅, 光辉之)
+    imoku = "反瞬间保护意指：伊莫库不能成为瞬间咒语或瞬间牌来源之起动式或触发式异能的目标。"
+    assert "protection" in mechanics_in(imoku)
+    assert "protection" in mechanics_in("该生物具有反绿或反白保护，直到回合结束。")
+    # 反击 is "counter" (a spell countered), never the protection template
+    assert "protection" not in mechanics_in("如果该咒语被反击，则其他咒语都不会受影响。")
