@@ -522,13 +522,18 @@ def _one_slip(spans: list[tuple[str, list[str], list[str], int]], ta, tb) -> boo
             and not _NEVER_A_SLIP.intersection(ha + hb))
 
 
-# words and stems (tokens are stemmed: "before" is "befor")
-_TIMING = frozenset(["before", "befor", "after", "until", "前", "后", "之前", "之后", "直到"])
+def _with_stems(words: list[str]) -> frozenset[str]:
+    """The words and the stems of the English ones: comparison tokens are stemmed ("before" is
+    "befor", "any" is "ani"), so a word set tested against them must hold both."""
+    return frozenset(words) | {_stem(w) for w in words if w.isascii()}
+
+
+_TIMING = _with_stems(["before", "after", "until", "前", "后", "之前", "之后", "直到"])
 
 
 # Never a slip: which one of several ("the first spell" is not "the original spell"), whether it must, may
 # or can happen ("will copy" is not "may copy"), and what happens ("enters" is not "dies").
-_NEVER_A_SLIP = frozenset(["first", "second", "third", "fourth", "last", "previous", "former", "latter",
+_NEVER_A_SLIP = _with_stems(["first", "second", "third", "fourth", "last", "previous", "former", "latter",
                            "origin", "original", "initi", "initial", "final", "第一", "第二", "最后", "原",
                            # which kind of object ("any spells or permanents" is not "any permanents")
                            "spell", "card", "object", "咒语",
