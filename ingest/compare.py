@@ -578,7 +578,7 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
         return "referent"
     if _pronoun_for(zh, ca, ha, cb, hb) or _pronoun_for(zh, cb, hb, ca, ha):
         return "referent"
-    if _names_controller(zh, ca, ha, cb, hb) or _names_controller(zh, cb, hb, ca, ha):
+    if _names_controller(zh, ca, ha, cb, hb, ta, i1) or _names_controller(zh, cb, hb, ca, ha, tb, j1):
         return "referent"
     if not zh and _copy_modifier(ta, i1, ha, tb, j1, hb):
         return "referent"
@@ -628,15 +628,43 @@ _MODAL_SWAP = frozenset([("can",), ("will",), ()])
 _EN_CONTROLLER = re.compile(r"(?:its|it|the|that|this|~) (?:(?:spell|copi|token|creatur|perman|abil|~) )?(?:s )?control"
                             r"(?: of (?:the|that|this|it) (?:spell|copi|token|creatur|perman|abil))?")
 _ZH_CONTROLLER = re.compile(r"(?:其|该|此)?(?:咒语|复制品|衍生物|生物|永久物|异能)?的?操控者")
+# "its controller" is "you" only when "it" is an object the card's controller controls: the card itself,
+# its copy, spell, token or ability; the object is the last one named before the pronoun. After "the
+# creature" or "the permanent" it may be anyone's ("if the creature's power is negative, its controller
+# doesn't gain life", Swords to Plowshares, against "you don't gain life", Attendant of Vraska).
+_EN_OBJECTS = frozenset(["spell", "copi", "token", "creatur", "perman", "abil", "card", "~"])
+_EN_YOURS = frozenset(["spell", "copi", "token", "abil", "~"])
+_ZH_OBJECTS = ("咒语", "复制品", "衍生物", "异能", "生物", "永久物", "牌", "~")
+_ZH_YOURS = frozenset(["咒语", "复制品", "衍生物", "异能", "~"])
 
 
-def _names_controller(zh: bool, chunk, hard, other, other_hard) -> bool:
-    """"you" on one side against the subject's controller named by role on the other."""
+def _antecedent_is_yours(zh: bool, tokens, start: int) -> bool:
+    """Whether the last object word before tokens[start] ("its controller", 其操控者) is one of
+    _EN_YOURS / _ZH_YOURS."""
+    if zh:
+        before = "".join(tokens[:start])
+        places = {word: before.rfind(word) for word in _ZH_OBJECTS}
+        last = max(places.values())
+        named = next((w for w, at in places.items() if at == last), None) if last >= 0 else None
+        if named == "生物" and before.endswith("衍生物", 0, last + 2):
+            named = "衍生物"
+        return named in _ZH_YOURS
+    named = next((t for t in reversed(tokens[:start]) if t in _EN_OBJECTS), None)
+    return named in _EN_YOURS
+
+
+def _names_controller(zh: bool, chunk, hard, other, other_hard, tokens, start: int) -> bool:
+    """"you" on one side against the subject's controller named by role on the other (chunk: that
+    side's span, tokens[start:] onwards)."""
     if other_hard or not hard:
         return False
     if zh:
-        return "你" in other and bool(_ZH_CONTROLLER.fullmatch("".join(chunk)))
-    return "you" in other and bool(_EN_CONTROLLER.fullmatch(" ".join(chunk)))
+        if "你" not in other or not _ZH_CONTROLLER.fullmatch("".join(chunk)):
+            return False
+        return "".join(chunk) not in ("其操控者", "操控者") or _antecedent_is_yours(zh, tokens, start)
+    if "you" not in other or not _EN_CONTROLLER.fullmatch(" ".join(chunk)):
+        return False
+    return chunk[0] not in ("its", "it") or _antecedent_is_yours(zh, tokens, start)
 
 
 # words a copy effect's rulings call the object copied by ("the original spell", "the targeted

@@ -82,6 +82,21 @@ def test_controller_named_by_role_against_you():
                        "如果该咒语是模式咒语，则复制品的模式与之相同。你不能选择不同的模式。").same
 
 
+
+def test_its_controller_is_you_only_when_it_is_the_card_its_copy_or_spell():
+    # Real rulings (fresh pair H0004, both readers: different): "its" is the exiled creature, anyone's.
+    assert not verdict("If the creature's power is negative, its controller doesn't lose or gain life.",
+                       "If Attendant of Vraska's power was negative, you don't lose or gain life.",
+                       "Swords to Plowshares", "Attendant of Vraska").same
+    assert not verdict("如果该生物的力量为负数，则其操控者不会失去或获得生命。",
+                       "如果该生物的力量为负数，则你不会失去或获得生命。").same
+    # after the copy or the spell, its controller is the one who controls the card: the same ruling
+    assert verdict("If the copy's power is negative, its controller doesn't lose or gain life.",
+                   "If the copy's power is negative, you don't lose or gain life.").same
+    assert verdict("如果该复制品的力量为负数，则其操控者不会失去或获得生命。",
+                   "如果该复制品的力量为负数，则你不会失去或获得生命。").same
+
+
 def test_copied_object_named_another_way():
     assert verdict("However, effects based on any additional costs that were paid for the original spell are "
                    "copied as though those same costs were paid for the copy too.",
