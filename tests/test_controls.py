@@ -53,7 +53,8 @@ def test_search_text_and_json_carry_no_control_character(hostile_okaun, tmp_path
     assert (shown.exit_code, shown.stdout) == (0, "No rulings found.\n")     # the escape's payload is gone
     phrase = '"' + " ".join(expected[0].split()[:8]) + '"'
     shown = runner.invoke(cli, ["search", phrase, "--format", "json", "--index", str(index_dir)])
-    assert json.loads(shown.stdout)[0]["text"] == expected[0]
+    # two of Okaun's coin-flip rulings open with these eight words: the phrase finds both, BM25 orders them
+    assert expected[0] in [hit["text"] for hit in json.loads(shown.stdout)]
     out = runner.invoke(cli, ["export", "--format", "jsonl", "--index", str(index_dir)])
     texts = {json.loads(line)["text"] for line in out.stdout.splitlines()[1:]}
     assert texts == set(expected)

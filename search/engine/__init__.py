@@ -5,7 +5,8 @@ Only this package imports ``whoosh.codec``, ``whoosh.matching``, ``whoosh.multip
 the imports). The rest of the project uses Whoosh's public API (analysis, fields, qparser, query,
 searching, highlight) and, for what it needs below it, this interface:
 
-- ``open_searcher(folder) -> EngineSearcher``: a searcher of the Whoosh index in folder (reading.py);
+- ``open_searcher(folder) -> EngineSearcher``: a searcher of the Whoosh index in folder, scoring by BM25F
+  with full length normalisation (reading.py weighting());
 - ``top(searcher, query, limit) -> Results``: the ``limit`` best-scored documents (scoring.py);
 - ``entry_writer(ix, full=False)``: a writer with ``add_entry(stored, entry_json, card_text)``,
   ``delete_by_term``, ``mergetype`` and ``spelling_words()`` (writing.py); ``merge_tiers`` its merge policy;

@@ -25,12 +25,23 @@ from whoosh.filedb.filestore import FileStorage
 from whoosh.filedb.structfile import BufferFile, StructFile
 from whoosh.matching import ReadTooFar
 from whoosh.reading import EmptyReader, MultiReader, SegmentReader, TermNotFound
+from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 from whoosh.util.numeric import byte_to_length
 
 from rulings.search.engine import version
 
 __all__ = ["EngineSearcher", "TermNotFound", "memo", "open_searcher", "segment_sizes"]
+
+# BM25F's length normalisation (Whoosh's B, default 0.75): 1.0 scales a word's weight fully by the
+# field's length, so a short ruling that holds a query word outranks a long one that mentions it in
+# passing. Chosen on the dev half of the known-item queries (docs/search-quality.md, session 22).
+LENGTH_NORMALISATION = 1.0
+
+
+def weighting() -> BM25F:
+    """The scoring every search uses: Whoosh's BM25F with B = LENGTH_NORMALISATION, K1 = 1.2."""
+    return BM25F(B=LENGTH_NORMALISATION, K1=1.2)
 
 
 class EngineSearcher(Searcher):
@@ -62,7 +73,7 @@ def open_searcher(folder: str) -> EngineSearcher:
     class this version lacks."""
     if not version.internals():
         ix = FileStorage(folder, readonly=True).open_index()
-        return EngineSearcher(ix.reader(), fromindex=ix)
+        return EngineSearcher(ix.reader(), fromindex=ix, weighting=weighting())
     ix = MappedStorage(folder).open_index()
     info = ix._read_toc()
     readers = [SegmentReader(ix.storage, info.schema, segment, generation=info.generation,
@@ -73,7 +84,7 @@ def open_searcher(folder: str) -> EngineSearcher:
         reader = readers[0]
     else:
         reader = MultiReader(readers, generation=info.generation)
-    return EngineSearcher(reader, fromindex=ix)
+    return EngineSearcher(reader, fromindex=ix, weighting=weighting())
 
 
 def segment_sizes(ix) -> list[tuple[int, int]]:
