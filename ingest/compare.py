@@ -642,12 +642,9 @@ def _antecedent_is_yours(zh: bool, tokens, start: int) -> bool:
     """Whether the last object word before tokens[start] ("its controller", 其操控者) is one of
     _EN_YOURS / _ZH_YOURS."""
     if zh:
-        before = "".join(tokens[:start])
-        places = {word: before.rfind(word) for word in _ZH_OBJECTS}
-        last = max(places.values())
-        named = next((w for w, at in places.items() if at == last), None) if last >= 0 else None
-        if named == "生物" and before.endswith("衍生物", 0, last + 2):
-            named = "衍生物"
+        before = "".join(tokens[:start])      # the word ending last, the longer on a tie (衍生物 over 生物)
+        end, _, named = max((before.rfind(w) + len(w), len(w), w) for w in _ZH_OBJECTS if w in before) \
+            if any(w in before for w in _ZH_OBJECTS) else (0, 0, None)
         return named in _ZH_YOURS
     named = next((t for t in reversed(tokens[:start]) if t in _EN_OBJECTS), None)
     return named in _EN_YOURS
