@@ -169,6 +169,10 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     (r"(?:~的|~之|~|其)(?:徽记(?:的|之)?)?(?:第[一二三四五六]个|最后一个)?(?:触发式|起动式|静止式|激怒|章节|忠诚)?异能",
      "~"),
     (r"~[的之]效应", "~"),                   # "~'s effect" for the card, as in English
+    # an ability's kind said without its noun at the end of a clause: 为状态触发式。 for 为状态触发式异能。
+    (r"(触发|起动|静止)式(?=[」』\"'.,;:!?)。，；：！？）]|$)", r"\1式异能"),
+    # putting an ability or spell on the stack is its going there (CR 405.1): 将~放进堆叠 / ~进入堆叠
+    (r"(?:放进|放到|置于)堆叠(?:上|中)?", "进入堆叠"),
     # template generations, as in English: 法术力值 (mana value) for 总法术力费用 (converted mana cost),
     # 试图结算 (tries to resolve) for 结算, 被置入 (is put into) for 进入, 贴附 for 结附 (attached)
     (r"总法术力费用", "法术力值"),
@@ -200,6 +204,8 @@ _ZH_ILLUSTRATIVE = [(inline, re.compile(p), None) for inline, p in [     # inlin
     (False, r"举例来说[^.。]*[.。]"),
 ]]
 _ZH_NUMBER = re.compile(r"(?<!第)[二三四五六七八九十两半]|一点|双倍|\d+")
+# a colour (CR 105.1) said by its character before 色 or a colour pair: 黑色, 白绿双色 (白 and 绿), 红蓝色
+_ZH_COLOUR = re.compile(r"[白蓝黑红绿](?=[白蓝黑红绿]{0,4}(?:[双三]色|色))")
 _ZH_NEGATION = re.compile(r"不|没|无(?!论)|未|非(?!瑞)")      # 非瑞人 is "Phyrexian", no negation
 _ZH_SOFT = frozenset("~的了之该此其已经都则就将也这所被个因在于时当你它们会他她仍和或与")
 _ZH_GENERIC = ("生物", "牌手", "咒语", "永久物", "衍生物", "异能", "神器", "结界", "地", "牌", "对手", "某")
@@ -298,6 +304,7 @@ def compare_form(match: str) -> Form:
     if zh:
         kept = "".join(whole)
         guards = Counter(_ZH_NUMBER.findall(kept)) + Counter("not" for _ in _ZH_NEGATION.findall(kept))
+        guards += Counter(_ZH_COLOUR.findall(text))        # not a worked example's: its card may be swapped
         guards += Counter(t for t in whole if _is_en_guard(t))
         effects = frozenset(name for pattern, name in _ZH_EFFECTS if pattern.search(text))
     else:
@@ -590,6 +597,8 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
         return "alternation"
     if guard_words(zh, ta, i1, i2, ha) != guard_words(zh, tb, j1, j2, hb):
         return "guard"
+    if _list_member_dropped(zh, ta, tb, chunk, ha, hb):
+        return "content"
     table = alternations("zh" if zh else "en")
     if (tuple(ha), tuple(hb)) in table:
         return "alternation"
@@ -601,6 +610,21 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
             return "alternation"
         return span_kind(zh, ta, tb, chunk, fa, fb)
     return "content"
+
+
+_CONJUNCTIONS = {"en": frozenset(["or", "and"]), "zh": frozenset("或和与及")}
+
+
+def _list_member_dropped(zh: bool, ta, tb, chunk, ha, hb) -> bool:
+    """Words said on one side only, joined to the rest by "or" / "and" (或, 和, 与, 及) inside the span
+    or beside it: a member of a list dropped ("spells or permanents" against "permanents", 咒语或永久物
+    against 永久物), which names other objects however often the word alone alternates with nothing."""
+    if ha and hb:
+        return False
+    i1, i2, j1, j2 = chunk
+    tokens, start, end = (ta, i1, i2) if ha else (tb, j1, j2)
+    conjunctions = _CONJUNCTIONS["zh" if zh else "en"]
+    return any(t in conjunctions for t in tokens[max(0, start - 1):end + 1])
 
 
 # a pronoun against a short definite noun phrase of an object class (guidelines: "it" vs "they", a
@@ -722,12 +746,14 @@ def _chunks(ta, tb) -> list[tuple[int, int, int, int]]:
 
 
 def _is_name_swap(ca, ha, cb, hb) -> bool:
-    """A Chinese card name on one side against ``~`` on the other (the card field named another card)."""
+    """A Chinese card name on one side against ``~`` on the other (the card field named another card),
+    the name alone or with its ability (圣阳圣所的异能, as ~的异能 is ``~``)."""
     for hard, other in ((ha, cb), (hb, ca)):
-        if PLACEHOLDER in other and not [t for t in other if t not in _ZH_SOFT] and 2 <= len(hard) <= 8:
-            run = "".join(hard)
-            if (all(_CJK.match(t) for t in hard) and not any(g in run for g in _ZH_GENERIC)
-                    and not _ZH_GUARD.search(run)):
+        if PLACEHOLDER in other and not [t for t in other if t not in _ZH_SOFT]:
+            run = _ZH_OWN_ABILITY.sub("", "".join(hard))
+            # a mechanic's ability (虚色异能, devoid) is no card's name
+            if (2 <= len(run) <= 8 and all(_CJK.match(t) for t in run) and not any(g in run for g in _ZH_GENERIC)
+                    and not _ZH_GUARD.search(run) and not _zh_mechanic_names().fullmatch(run)):
                 return True
     return False
 
@@ -761,7 +787,12 @@ def _keyword_for(ta, i1: int, i2: int, tb, j1: int, j2: int) -> bool:
     return bool(name) and bool(_zh_mechanic_names().fullmatch(name)) and name in "".join(tb)
 
 
+# an ability called by its place or its kind: 第二个异能, 最后一个触发式异能, 触发式异能 (CR 113.3: activated,
+# triggered, static); said of a card, it is the card's own ability (~的异能 is ``~`` in the comparison form)
+_ZH_ABILITY = r"(?:第[一二三四五六]个|最后一个)?(?:触发式|起动式|静止式)?异能"
 _ZH_NTH_ABILITY = re.compile(r"(?:第[一二三四五六]个|最后一个)(?:触发式|起动式|静止式)?异能")
+_ZH_KIND_ABILITY = re.compile(r"(?:触发式|起动式|静止式)异能")
+_ZH_OWN_ABILITY = re.compile(f"{_ZH_ABILITY}$")           # a name's ability: 圣阳圣所(的)异能
 
 
 def _names_subject(zh: bool, chunk, hard, other, other_hard) -> bool:
@@ -771,10 +802,15 @@ def _names_subject(zh: bool, chunk, hard, other, other_hard) -> bool:
     if other_hard or PLACEHOLDER not in other or not hard or len(hard) > (8 if zh else 3):
         return False
     if zh:
-        phrase = "".join(t for t in chunk if t != PLACEHOLDER)
+        phrase = "".join(t for t in chunk if t != PLACEHOLDER).lstrip("在于将当")     # a preposition kept
+        if not phrase:
+            return False
         if _ZH_NTH_ABILITY.fullmatch(phrase):
             return True             # the card's ability called by its place (最后一个异能 for ~的异能)
-        return phrase[0] in "该此这其某一每" and bool(_ZH_REFERENT.fullmatch(phrase.lstrip("该此这其")))
+        definite = phrase.lstrip("该此这其")
+        if phrase[0] in "该此这其" and _ZH_KIND_ABILITY.fullmatch(definite):
+            return True             # ... or by its kind, definite: 该触发式异能 "this triggered ability"
+        return phrase[0] in "该此这其某一每" and bool(_ZH_REFERENT.fullmatch(definite))
     return chunk[0] in _DEFINITE | _GENERAL and all(t in _en_referent_stems() for t in hard)
 
 

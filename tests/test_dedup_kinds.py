@@ -360,3 +360,58 @@ def test_before_against_after_is_never_a_slip():
     assert not same_ruling(fold(text), fold(swapped)).same
     assert not same_ruling(fold(swapped), fold(text)).same
     assert same_ruling(fold(text), fold(text.replace("will also", "also will"))).same
+
+
+def test_a_chinese_ability_by_its_kind_said_with_or_without_its_noun_is_the_cards_own():
+    state_trigger = "一旦触发之后，只要此异能还在堆叠中，便不会再度触发。如果此异能被反击、且触发条件依然符合，则它会立刻再度触发。"
+    # 状态触发式 (the noun 异能 left out at the end of the clause) for 「状态触发式异能」, 第二个 for 最后一个
+    assert verdict("第二个异能为状态触发式。" + state_trigger, "避邪符巫妖的最后一个异能为「状态触发式异能」。" + state_trigger,
+                   "培育师恩德瑞克萨尔", "避邪符巫妖").same
+    # ... but a static ability is not a state trigger
+    assert not verdict("第二个异能为静止式。" + state_trigger, "避邪符巫妖的最后一个异能为「状态触发式异能」。" + state_trigger,
+                       "培育师恩德瑞克萨尔", "避邪符巫妖").same
+    # putting the card's triggered ability on the stack (将~放进堆叠) is its going there (该异能进入堆叠)
+    targets = "便一并为该异能选择目标数量，同时决定伤害的分配方式。每个目标至少要分配1点伤害。"
+    assert verdict("你在将博卡登残虐者的触发式异能放进堆叠时，" + targets, "你于该异能进入堆叠时，" + targets,
+                   "博卡登残虐者", "龙王安塔卡").same
+    # "this triggered ability" (该触发式异能) for the card's; a player or another object is not the card
+    untap = "追踪的是该生物，而非其操控者。如果该生物改变了操控者，则它于其新任操控者的下一个重置步骤中不能重置。"
+    assert verdict("该触发式异能" + untap, "天际瀑布的触发式异能" + untap, None, "天际瀑布").same
+    assert not verdict("该牌手" + untap, "天际瀑布的触发式异能" + untap, None, "天际瀑布").same
+    # another card's ability named where the card field names this card (圣阳圣所的异能 for ~的异能) ...
+    assert verdict("圣阳圣所的异能会在你的维持开始时触发。", "圣阳圣所的异能会在你的维持开始时触发。".replace("圣阳圣所", "天际瀑布"),
+                   "天际瀑布", "天际瀑布").same
+
+
+def test_a_players_graveyard_is_not_your_graveyard():
+    # 你 ("you") is a soft word, so 你坟墓场 reads as 坟墓场; 牌手坟墓场 (a player's) must not join them
+    assert not verdict("如果你坟墓场中某张牌的法术力费用包括{X}，则X视为0。",
+                       "如果牌手坟墓场中某张牌的法术力费用中包括{X}，则该牌的X视为0。", "再生", "艾格丁觉醒").same
+    assert not verdict("如果牌库中某张牌的法术力费用包括{X}，则X视为0。",
+                       "如果牌手牌库中某张牌的法术力费用中包括{X}，则该牌的X视为0。", "再生", "艾格丁觉醒").same
+
+
+def test_a_chinese_colour_said_in_a_colour_pair_is_a_guard():
+    lords = "双色的生物会因前两个异能同时受益并得+2/+2。"
+    assert not verdict("同为黑绿" + lords, "同为白绿" + lords, "响枝林王侯", "枯叶王侯").same
+    assert not verdict("黑色生物不能阻挡。", "白色生物不能阻挡。").same
+    # the same colours, an example added (例如…): the same ruling
+    assert verdict("同为白绿" + lords, "同为白绿" + lords.replace("的生物", "的生物（例如枯叶王侯产生之蠕虫衍生物）"),
+                   "枯叶王侯", "枯叶王侯").same
+
+
+def test_a_list_member_dropped_is_never_a_word_that_alternates_with_nothing():
+    leave = "在多人游戏中，如果有牌手离开游戏，则由该牌手拥有的所有牌也会一同离开。如果你离开了游戏，则所有你因{card}的异能而操控{what}都会被放逐。"
+    # 咒语 alone alternates with nothing in the corpus (生物咒语 / 生物), but "spells or permanents" is not "permanents"
+    assert not verdict(leave.format(card="死魂棺", what="的咒语或永久物"), leave.format(card="暮影蔷薇之墓", what="之永久物"),
+                       "死魂棺", "暮影蔷薇之墓").same
+    assert verdict(leave.format(card="死魂棺", what="之永久物"), leave.format(card="暮影蔷薇之墓", what="之永久物"),
+                   "死魂棺", "暮影蔷薇之墓").same
+    assert not verdict("Each spell or permanent you control this way is exiled if you leave the game.",
+                       "Each permanent you control this way is exiled if you leave the game.").same
+
+
+def test_colours_of_a_swapped_worked_example_are_no_guard():
+    hybrid = "若一张牌的法术力费用中有混血法术力符号，则该牌具有法术力费用中展示的每个颜色，不论你是支付哪种法术力来施放它。"
+    assert verdict(hybrid + "举例来说，细语密探为蓝色和黑色，即使你仅支付蓝色法术力来施放它也是如此。",
+                   hybrid + "举例来说，参议院狮鹫为白色和蓝色，即使你仅支付白色法术力来施放它也是如此。").same
