@@ -363,13 +363,13 @@ def test_before_against_after_is_never_a_slip():
 
 
 def test_a_chinese_ability_by_its_kind_said_with_or_without_its_noun_is_the_cards_own():
-    state_trigger = "一旦触发之后，只要此异能还在堆叠中，便不会再度触发。如果此异能被反击、且触发条件依然符合，则它会立刻再度触发。"
+    state_trigger = ("一旦触发之后，只要此异能还在堆叠中，便不会再度触发。"
+                     "如果此异能被反击、且触发条件依然符合，则它会立刻再度触发。")
+    lich = "避邪符巫妖的最后一个异能为「状态触发式异能」。" + state_trigger
     # 状态触发式 (the noun 异能 left out at the end of the clause) for 「状态触发式异能」, 第二个 for 最后一个
-    assert verdict("第二个异能为状态触发式。" + state_trigger, "避邪符巫妖的最后一个异能为「状态触发式异能」。" + state_trigger,
-                   "培育师恩德瑞克萨尔", "避邪符巫妖").same
+    assert verdict("第二个异能为状态触发式。" + state_trigger, lich, "培育师恩德瑞克萨尔", "避邪符巫妖").same
     # ... but a static ability is not a state trigger
-    assert not verdict("第二个异能为静止式。" + state_trigger, "避邪符巫妖的最后一个异能为「状态触发式异能」。" + state_trigger,
-                       "培育师恩德瑞克萨尔", "避邪符巫妖").same
+    assert not verdict("第二个异能为静止式。" + state_trigger, lich, "培育师恩德瑞克萨尔", "避邪符巫妖").same
     # putting the card's triggered ability on the stack (将~放进堆叠) is its going there (该异能进入堆叠)
     targets = "便一并为该异能选择目标数量，同时决定伤害的分配方式。每个目标至少要分配1点伤害。"
     assert verdict("你在将博卡登残虐者的触发式异能放进堆叠时，" + targets, "你于该异能进入堆叠时，" + targets,
@@ -379,8 +379,8 @@ def test_a_chinese_ability_by_its_kind_said_with_or_without_its_noun_is_the_card
     assert verdict("该触发式异能" + untap, "天际瀑布的触发式异能" + untap, None, "天际瀑布").same
     assert not verdict("该牌手" + untap, "天际瀑布的触发式异能" + untap, None, "天际瀑布").same
     # another card's ability named where the card field names this card (圣阳圣所的异能 for ~的异能) ...
-    assert verdict("圣阳圣所的异能会在你的维持开始时触发。", "圣阳圣所的异能会在你的维持开始时触发。".replace("圣阳圣所", "天际瀑布"),
-                   "天际瀑布", "天际瀑布").same
+    upkeep = "的异能会在你的维持开始时触发。"
+    assert verdict("圣阳圣所" + upkeep, "天际瀑布" + upkeep, "天际瀑布", "天际瀑布").same
 
 
 def test_a_players_graveyard_is_not_your_graveyard():
@@ -401,10 +401,11 @@ def test_a_chinese_colour_said_in_a_colour_pair_is_a_guard():
 
 
 def test_a_list_member_dropped_is_never_a_word_that_alternates_with_nothing():
-    leave = "在多人游戏中，如果有牌手离开游戏，则由该牌手拥有的所有牌也会一同离开。如果你离开了游戏，则所有你因{card}的异能而操控{what}都会被放逐。"
+    leave = ("在多人游戏中，如果有牌手离开游戏，则由该牌手拥有的所有牌也会一同离开。"
+             "如果你离开了游戏，则所有你因{card}的异能而操控{what}都会被放逐。")
     # 咒语 alone alternates with nothing in the corpus (生物咒语 / 生物), but "spells or permanents" is not "permanents"
-    assert not verdict(leave.format(card="死魂棺", what="的咒语或永久物"), leave.format(card="暮影蔷薇之墓", what="之永久物"),
-                       "死魂棺", "暮影蔷薇之墓").same
+    assert not verdict(leave.format(card="死魂棺", what="的咒语或永久物"),
+                       leave.format(card="暮影蔷薇之墓", what="之永久物"), "死魂棺", "暮影蔷薇之墓").same
     assert verdict(leave.format(card="死魂棺", what="之永久物"), leave.format(card="暮影蔷薇之墓", what="之永久物"),
                    "死魂棺", "暮影蔷薇之墓").same
     assert not verdict("Each spell or permanent you control this way is exiled if you leave the game.",
@@ -412,6 +413,7 @@ def test_a_list_member_dropped_is_never_a_word_that_alternates_with_nothing():
 
 
 def test_colours_of_a_swapped_worked_example_are_no_guard():
-    hybrid = "若一张牌的法术力费用中有混血法术力符号，则该牌具有法术力费用中展示的每个颜色，不论你是支付哪种法术力来施放它。"
+    hybrid = ("若一张牌的法术力费用中有混血法术力符号，则该牌具有法术力费用中展示的每个颜色，"
+              "不论你是支付哪种法术力来施放它。")
     assert verdict(hybrid + "举例来说，细语密探为蓝色和黑色，即使你仅支付蓝色法术力来施放它也是如此。",
                    hybrid + "举例来说，参议院狮鹫为白色和蓝色，即使你仅支付白色法术力来施放它也是如此。").same
