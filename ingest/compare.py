@@ -767,7 +767,8 @@ _EN_REFERENT = frozenset(
     "static last first second third".split())
 _GENERAL = frozenset(["a", "an"])     # a general rule's subject ("a spell") for the card's own
 _ZH_REFERENT = re.compile(
-    r"(?:某|一|每)?(?:个|一)?(?:所|被|受)?(?:放逐|结附|装备|所选|选择|复制|原版|影响|移回|佩带此武具|佩带该武具)?的?"
+    r"(?:某|一|每)?(?:个|一)?(?:所|被|受)?(?:放逐|结附|装备|所选|选择|复制|原版|影响|移回|佩带此武具|佩带该武具|"
+    r"触发式|起动式|静止式)?的?"
     r"(?:衍生物|复制品|生物|永久物|牌|咒语|神器|结界|鹏洛客|徽记|异能)")
 
 
@@ -789,10 +790,9 @@ def _keyword_for(ta, i1: int, i2: int, tb, j1: int, j2: int) -> bool:
 
 # an ability called by its place or its kind: 第二个异能, 最后一个触发式异能, 触发式异能 (CR 113.3: activated,
 # triggered, static); said of a card, it is the card's own ability (~的异能 is ``~`` in the comparison form)
-_ZH_ABILITY = r"(?:第[一二三四五六]个|最后一个)?(?:触发式|起动式|静止式)?异能"
-_ZH_NTH_ABILITY = re.compile(r"(?:第[一二三四五六]个|最后一个)(?:触发式|起动式|静止式)?异能")
-_ZH_KIND_ABILITY = re.compile(r"(?:触发式|起动式|静止式)异能")
-_ZH_OWN_ABILITY = re.compile(f"{_ZH_ABILITY}$")           # a name's ability: 圣阳圣所(的)异能
+_ZH_PLACE, _ZH_KIND = r"(?:第[一二三四五六]个|最后一个)", r"(?:触发式|起动式|静止式)"
+_ZH_NTH_ABILITY = re.compile(f"{_ZH_PLACE}{_ZH_KIND}?异能")
+_ZH_OWN_ABILITY = re.compile(f"{_ZH_PLACE}?{_ZH_KIND}?异能$")        # a name's ability: 圣阳圣所(的)异能
 
 
 def _names_subject(zh: bool, chunk, hard, other, other_hard) -> bool:
@@ -802,15 +802,13 @@ def _names_subject(zh: bool, chunk, hard, other, other_hard) -> bool:
     if other_hard or PLACEHOLDER not in other or not hard or len(hard) > (8 if zh else 3):
         return False
     if zh:
-        phrase = "".join(t for t in chunk if t != PLACEHOLDER).lstrip("在于将当")     # a preposition kept
+        # the phrase without a preposition the alignment left in the span (于该异能进入堆叠时: "as this ability ...")
+        phrase = "".join(t for t in chunk if t != PLACEHOLDER).lstrip("在于将当")
         if not phrase:
             return False
         if _ZH_NTH_ABILITY.fullmatch(phrase):
             return True             # the card's ability called by its place (最后一个异能 for ~的异能)
-        definite = phrase.lstrip("该此这其")
-        if phrase[0] in "该此这其" and _ZH_KIND_ABILITY.fullmatch(definite):
-            return True             # ... or by its kind, definite: 该触发式异能 "this triggered ability"
-        return phrase[0] in "该此这其某一每" and bool(_ZH_REFERENT.fullmatch(definite))
+        return phrase[0] in "该此这其某一每" and bool(_ZH_REFERENT.fullmatch(phrase.lstrip("该此这其")))
     return chunk[0] in _DEFINITE | _GENERAL and all(t in _en_referent_stems() for t in hard)
 
 
