@@ -519,6 +519,8 @@ def _one_slip(spans: list[tuple[str, list[str], list[str], int]], ta, tb) -> boo
     tokens: a wording or translation variant ("respond" / "react", 相应 / 对应), the guidelines' "wording
     only". Never a guard word (span_kind says "guard" for those), never a clause added ("and it gains the
     activated ability"), never two such spans."""
+    if spans and _is_zh(ta) and _zh_slips(spans, ta, tb):
+        return True
     if len(spans) != 1 or min(len(ta), len(tb)) < SLIP_CONTEXT:
         return False
     kind, ha, hb, width = spans[0]
@@ -527,6 +529,38 @@ def _one_slip(spans: list[tuple[str, list[str], list[str], int]], ta, tb) -> boo
         return False        # "after" against "before" or nothing changes when; against "once" it is wording
     return (kind == "content" and len(ha) <= SLIP_TOKENS and len(hb) <= SLIP_TOKENS and width <= SLIP_TOKENS + 1
             and not _NEVER_A_SLIP.intersection(ha + hb))
+
+
+ZH_SLIP_CHARS = 4          # Chinese: at most this many characters over all slips (fitted likewise)
+ZH_SLIP_SPANS = 2          # in at most this many spans
+ZH_SLIP_CONTEXT = 40       # in rulings of at least this many characters
+
+
+# X or a digit (a number), 一 ("one"), and a conjunction, which adds a clause (会被卸装并留在 against 会留在:
+# the Equipment is also unattached)
+_ZH_NO_SLIP = re.compile(r"[a-z0-9一并且而及]")
+
+
+def _is_zh(tokens) -> bool:
+    return any(_CJK.match(t) for t in tokens[:8])
+
+
+def _zh_slips(spans: list[tuple[str, list[str], list[str], int]], ta, tb) -> bool:
+    """Chinese rulings that agree character for character but for a few short content spans (ZH_SLIP_SPANS,
+    ZH_SLIP_CHARS in all): the translators' rewordings of one rule (到来 dropped, 完毕 / 完成, 选 / 决定,
+    如果 said twice), the guidelines' "wording only". A translation is a character stream with many ways to
+    say one word, so a few characters are what one English word is (_one_slip). Never a guard word (those
+    spans are ``guard``), a negation, a number or X, a timing word, or a word of _NEVER_A_SLIP."""
+    if len(spans) > ZH_SLIP_SPANS or min(len(ta), len(tb)) < ZH_SLIP_CONTEXT:
+        return False
+    if sum(max(len(ha), len(hb)) for _, ha, hb, _ in spans) > ZH_SLIP_CHARS:
+        return False
+    for kind, ha, hb, _ in spans:
+        text = "".join(ha) + "|" + "".join(hb)
+        if (kind != "content" or _ZH_NEGATION.search(text) or _ZH_NUMBER.search(text) or _ZH_NO_SLIP.search(text)
+                or any(word in text for word in _NEVER_A_SLIP | _TIMING if not word.isascii())):
+            return False
+    return True
 
 
 def _with_stems(words: list[str]) -> frozenset[str]:
@@ -861,6 +895,7 @@ _ZH_GUARD = re.compile(
     "白色|蓝色|黑色|红色|绿色|无色|多色|"
     "施放|使用|攻击|阻挡|横置|重置|起动|触发|牺牲|消灭|"
     "每|各|所有|目标|其他|另一|额外|仅|"
+    "传奇|基本|雪境|"
     "回合|步骤|阶段|维持|战斗|结束|力量|防御力|法术力|生命|伤害|致命|放逐|地|大|小|只|异能")
 
 
@@ -898,7 +933,16 @@ def guard_words(zh: bool, tokens, start: int, end: int, hard: list[str]) -> Coun
         stems = _en_guard_stems()
         return Counter(t for t in hard if t in stems or _NON_WORD.match(t))
     around = "".join(tokens[max(0, start - 2):end + 2])
-    return Counter(_ZH_GUARD.findall(around)) + Counter(_zh_mechanic_names().findall(around))
+    return (Counter(_ZH_GUARD.findall(around)) + Counter(_zh_mechanic_names().findall(around))
+            + Counter(_zh_types().findall(around)))
+
+
+@lru_cache(maxsize=1)
+def _zh_types() -> re.Pattern:
+    """The Chinese subtypes printed on the release notes' type lines (ingest/data/zh_types.json, made by
+    scripts/derive_zh_types.py), longest first: 天使 against 吸血鬼 names another creature (CR 205.3)."""
+    names = json.loads((Path(__file__).parent / "data" / "zh_types.json").read_text(encoding="utf-8"))["types"]
+    return re.compile("|".join(map(re.escape, sorted(names, key=len, reverse=True))))
 
 
 @lru_cache(maxsize=4)
@@ -908,8 +952,9 @@ def alternations(lang: str, min_pairs: int | None = None) -> frozenset[tuple[tup
     identical rulings of the real corpus, neither span holding a guard-class word."""
     least = MIN_ALTERNATION_PAIRS if min_pairs is None else min_pairs
     found = set()
+    zh = lang == "zh"
     for a, b, pairs in _tables()["alternations"][lang]:
-        if pairs >= least:
+        if pairs >= least and not any(guard_words(zh, side, 0, len(side), side) for side in (a.split(), b.split())):
             found.add((tuple(a.split()), tuple(b.split())))
             found.add((tuple(b.split()), tuple(a.split())))
     return frozenset(found)
