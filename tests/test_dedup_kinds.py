@@ -417,3 +417,26 @@ def test_colours_of_a_swapped_worked_example_are_no_guard():
               "不论你是支付哪种法术力来施放它。")
     assert verdict(hybrid + "举例来说，细语密探为蓝色和黑色，即使你仅支付蓝色法术力来施放它也是如此。",
                    hybrid + "举例来说，参议院狮鹫为白色和蓝色，即使你仅支付白色法术力来施放它也是如此。").same
+
+
+def test_a_few_short_chinese_content_spans_are_a_rewording_but_never_a_type_number_or_clause():
+    # translators' rewordings of one rule: a word dropped (到来), a verb said two ways (完毕 / 完成, 选 / 决定)
+    untap = ("该触发式异能追踪的是该生物，而非其操控者。如果该生物于其原先操控者的下一个重置步骤{x}前改变了操控者，"
+             "则它于其新任操控者的下一个重置步骤中不能重置。")
+    assert verdict(untap.format(x="到来"), untap.format(x="")).same
+    karn = ("在游戏前流程处理完毕之后、且在第一个回合开始之前，卡恩的第三个异能会结算{x}，并将留在放逐区的牌放进战场。"
+            "若这会触发任何触发式异能，则这些异能会在第一个维持步骤开始时进入堆叠。")
+    assert verdict(karn.format(x="完毕"), karn.format(x="完成")).same
+    order = "所有复制品都由你操控。由你{x}这些复制品进入堆叠的顺序。原版咒语会在所有这些复制品的下方，且会最后结算。"
+    assert verdict(order.format(x="选择"), order.format(x="决定")).same
+    # a creature type (ingest/data/zh_types.json) or a supertype names other objects however short the span
+    lord = "其他由你操控的{x}生物得+1/+1。这包括在此异能生效之后才进入战场的生物，也包括不在战场上时不是这类生物的牌。"
+    assert not verdict(lord.format(x="天使"), lord.format(x="吸血鬼")).same
+    assert not verdict(lord.format(x="传奇"), lord.format(x="")).same
+    # a number, or a clause added with 并 (the Equipment is also unattached), is never a rewording
+    assert not verdict(untap.format(x="两个"), untap.format(x="")).same
+    equip = "所放逐生物上的武具会{x}留在战场上。所放逐永久物上的任何指示物将会消失，而该牌会进入其拥有者的坟墓场。"
+    assert not verdict(equip.format(x="被卸装并"), equip.format(x="")).same
+    # the zh types table is derived, not written by hand: it holds the type lines' subtypes
+    types = json.loads((Path(compare.__file__).parent / "data" / "zh_types.json").read_text(encoding="utf-8"))["types"]
+    assert {"天使", "吸血鬼", "人类", "法术师"} <= set(types) and all(len(t) >= 2 for t in types)
