@@ -205,7 +205,7 @@ _ZH_ILLUSTRATIVE = [(inline, re.compile(p), None) for inline, p in [     # inlin
 ]]
 _ZH_NUMBER = re.compile(r"(?<!第)[二三四五六七八九十两半]|一点|双倍|\d+")
 # a colour (CR 105.1) said by its character before 色 or a colour pair: 黑色, 白绿双色 (白 and 绿), 红蓝色
-_ZH_COLOUR = re.compile(r"[白蓝黑红绿](?=[白蓝黑红绿]{0,4}(?:[双三]色|色))")
+_ZH_COLOUR = re.compile(r"[白蓝黑红绿](?=[白蓝黑红绿]{0,4}(?:[双两三]色|色))")
 _ZH_NEGATION = re.compile(r"不|没|无(?!论)|未|非(?!瑞)")      # 非瑞人 is "Phyrexian", no negation
 _ZH_SOFT = frozenset("~的了之该此其已经都则就将也这所被个因在于时当你它们会他她仍和或与")
 _ZH_GENERIC = ("生物", "牌手", "咒语", "永久物", "衍生物", "异能", "神器", "结界", "地", "牌", "对手", "某")
@@ -892,7 +892,7 @@ _ZH_GUARD = re.compile(
     "生物|神器|结界|鹏洛客|永久物|瞬间|法术|衍生物|战役|部族|徽记|灵气|武具|载具|"
     "战场|坟墓场|手牌|牌库|放逐区|堆叠|统帅区|"
     "对手|牌手|操控|拥有者|队友|"
-    "白色|蓝色|黑色|红色|绿色|无色|多色|"
+    "白色|蓝色|黑色|红色|绿色|无色|多色|颜色|类别|"
     "施放|使用|攻击|阻挡|横置|重置|起动|触发|牺牲|消灭|"
     "每|各|所有|目标|其他|另一|额外|仅|"
     "传奇|基本|雪境|"

@@ -440,3 +440,14 @@ def test_a_few_short_chinese_content_spans_are_a_rewording_but_never_a_type_numb
     # the zh types table is derived, not written by hand: it holds the type lines' subtypes
     types = json.loads((Path(compare.__file__).parent / "data" / "zh_types.json").read_text(encoding="utf-8"))["types"]
     assert {"天使", "吸血鬼", "人类", "法术师"} <= set(types) and all(len(t) >= 2 for t in types)
+
+
+def test_colour_words_and_two_colour_pairs_are_chinese_guards():
+    # "how many colours of mana were spent" is not "how much mana was spent"; a colour pair said with 两色
+    copy = ("如果有其他生物是以「当作会盟堂哨卫之复制品」的形式来进战场，则根据施放该生物时支付的法术力{x}，"
+            "来决定它进战场时上面的+1/+1指示物数量。")
+    assert not verdict(copy.format(x="颜色种类"), copy.format(x="数量")).same
+    devotion = ("于~进战场时，会利用你的{x}两色之献力来决定其他会影响生物进战场之替代性效应是否会对其生效。"
+                "由于替代性效应在~进到战场前就会生效，因此其本身法术力费用当中的法术力符号不会增加你的该色献力。")
+    assert not verdict(devotion.format(x="绿白"), devotion.format(x="红绿")).same
+    assert verdict(devotion.format(x="绿白"), devotion.format(x="绿白")).same
