@@ -538,7 +538,8 @@ ZH_SLIP_CONTEXT = 40       # in rulings of at least this many characters
 
 # X or a digit (a number), 一 ("one"), and a conjunction, which adds a clause (会被卸装并留在 against 会留在:
 # the Equipment is also unattached)
-_ZH_NO_SLIP = re.compile(r"[a-z0-9一并且而及]")
+# (also a change of quantity or a replacement, 增加或减少 against 改变或替代: other effects)
+_ZH_NO_SLIP = re.compile(r"[a-z0-9一并且而及]|增加|减少|提高|降低|替代|代替|取代")
 
 
 def _is_zh(tokens) -> bool:
@@ -892,7 +893,7 @@ _ZH_GUARD = re.compile(
     "生物|神器|结界|鹏洛客|永久物|瞬间|法术|衍生物|战役|部族|徽记|灵气|武具|载具|"
     "战场|坟墓场|手牌|牌库|放逐区|堆叠|统帅区|"
     "对手|牌手|操控|拥有者|队友|"
-    "白色|蓝色|黑色|红色|绿色|无色|多色|颜色|类别|"
+    "白色|蓝色|黑色|红色|绿色|无色|多色|颜色|类别|指挥官|"
     "施放|使用|攻击|阻挡|横置|重置|起动|触发|牺牲|消灭|"
     "每|各|所有|目标|其他|另一|额外|仅|"
     "传奇|基本|雪境|"

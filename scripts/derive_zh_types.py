@@ -2,10 +2,11 @@
 land types; CR 205.3) that the Chinese release notes of ../shared/realdata print on their cards' type lines.
 
 A type line of the release notes (Word documents, one paragraph) is the supertypes and card types, then
-``～`` and the subtypes joined by ``／``: 传奇生物～人类／法术师. Every subtype of two or more characters is
-kept (a one-character subtype, 鸟 "Bird" or 龙 "Dragon", is also part of many other words and names), with
-the number of type lines that print it. The verifier treats them as a guard class of Chinese rulings
-(ingest/compare.py guard_words: 天使 against 吸血鬼 is another creature, not a rewording).
+``～`` and the subtypes joined by ``／``: 传奇生物～人类／法术师. Every subtype is kept, most printed first,
+also one of one character (猫 "Cat", 龙 "Dragon"): a card's own name is ``~`` in the comparison form, and
+another card's name swapped for it is told apart before guard words are looked for. The verifier treats
+them as a guard class of Chinese rulings (ingest/compare.py guard_words: 天使 against 吸血鬼 is another
+creature, not a rewording).
 
     python scripts/derive_zh_types.py [--shared ../shared] [--out ingest/data/zh_types.json]
 """
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTES = Path("realdata/zh-cn-release-notes-athenacykes/release_notes")
 _CARD_TYPES = "(?:神器|结界|生物|地|鹏洛客|瞬间|法术|部族|战役|时空|异象|魔王|阴谋)"
 _TYPE_LINE = re.compile(f"^(?:传奇|基本|雪境|世界|持续)*{_CARD_TYPES}+～(.+)$")
-MIN_CHARS = 2
+MIN_CHARS = 1
 
 
 def subtypes(paragraphs: list[str]) -> Counter:

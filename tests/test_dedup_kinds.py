@@ -439,7 +439,7 @@ def test_a_few_short_chinese_content_spans_are_a_rewording_but_never_a_type_numb
     assert not verdict(equip.format(x="被卸装并"), equip.format(x="")).same
     # the zh types table is derived, not written by hand: it holds the type lines' subtypes
     types = json.loads((Path(compare.__file__).parent / "data" / "zh_types.json").read_text(encoding="utf-8"))["types"]
-    assert {"天使", "吸血鬼", "人类", "法术师"} <= set(types) and all(len(t) >= 2 for t in types)
+    assert {"天使", "吸血鬼", "人类", "法术师"} <= set(types) and {"猫", "狼"} <= set(types)
 
 
 def test_colour_words_and_two_colour_pairs_are_chinese_guards():
@@ -451,3 +451,14 @@ def test_colour_words_and_two_colour_pairs_are_chinese_guards():
                 "由于替代性效应在~进到战场前就会生效，因此其本身法术力费用当中的法术力符号不会增加你的该色献力。")
     assert not verdict(devotion.format(x="绿白"), devotion.format(x="红绿")).same
     assert verdict(devotion.format(x="绿白"), devotion.format(x="绿白")).same
+
+
+def test_a_one_character_type_the_commander_and_a_change_of_quantity_are_no_rewording():
+    damage = ("由于标记在生物上的伤害要到回合结束时才会移除，因此由你操控的{x}受到之非致命伤害，"
+              "可能会因为在该回合中~离开战场而变成致命伤害。")
+    assert not verdict(damage.format(x="狗"), damage.format(x="指挥官"), "犬群领袖", "灵狼佣兽阿纳拉").same
+    assert not verdict(damage.format(x="狗"), damage.format(x="猫"), "犬群领袖", "灵猫君王").same
+    assert verdict(damage.format(x="猫"), damage.format(x="猫"), "灵猫君王", "灵猫君王").same
+    cost = ("{x}施放咒语所需费用的效应不会影响咒语的总法术力费用，因此某咒语是否会因~的异能之影响而不能施放，"
+            "不会因此类效应的存在而改变。")
+    assert not verdict(cost.format(x="增加或减少"), cost.format(x="改变或替代")).same
