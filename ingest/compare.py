@@ -538,8 +538,9 @@ ZH_SLIP_CONTEXT = 40       # in rulings of at least this many characters
 
 # X or a digit (a number), 一 ("one"), and a conjunction, which adds a clause (会被卸装并留在 against 会留在:
 # the Equipment is also unattached)
-# (also a change of quantity or a replacement, 增加或减少 against 改变或替代: other effects)
-_ZH_NO_SLIP = re.compile(r"[a-z0-9一并且而及]|增加|减少|提高|降低|替代|代替|取代")
+# (also a change of quantity or a replacement, 增加或减少 against 改变或替代: other effects; 总法术力费用, mana value,
+# is not 法术力费用, mana cost; 在～开始时, "at the beginning of", is a step, not "when")
+_ZH_NO_SLIP = re.compile(r"[a-z0-9一并且而及总]|增加|减少|提高|降低|替代|代替|取代|开始")
 
 
 def _is_zh(tokens) -> bool:
