@@ -70,9 +70,10 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     # an emblem's ability for the card's own ("~'s emblem's triggered ability"; the emblem a
     # planeswalker makes, CR 114)
     (r"~(?:'s)? emblem\b", "~", ("emblem",)),
-    # the subject's ability named by pointer: "~'s triggered ability", "the last ability of ~", "the third mode"
+    # the subject's ability named by pointer: "~'s triggered ability", "the last ability of ~", "the third mode";
+    # never by what it does in a hyphenated compound ("the damage-dealing ability" is not "the card-drawing ability")
     (r"(?:~(?:'s)?|\bthe|\bits|\bthis|\bthat) (?:(?!or\b|and\b|spell\b|mana\b|other\b|same\b|own\b|new\b)"
-     r"[a-z-]+ ){0,2}?(?:ability|mode)(?: of ~)?\b", "~", ("ability", "mode")),
+     r"[a-z]+ ){0,2}?(?:ability|mode)(?: of ~)?\b", "~", ("ability", "mode")),
     (r"~(?:'s)? effect\b|\bthe effects? of ~", "~", ("effect",)),
     # a characteristic said with "of" or with the possessive: "the power of the creature" is "the
     # creature's power", "the controller of ~" is "~'s controller"

@@ -462,3 +462,18 @@ def test_a_one_character_type_the_commander_and_a_change_of_quantity_are_no_rewo
     cost = ("{x}施放咒语所需费用的效应不会影响咒语的总法术力费用，因此某咒语是否会因~的异能之影响而不能施放，"
             "不会因此类效应的存在而改变。")
     assert not verdict(cost.format(x="增加或减少"), cost.format(x="改变或替代")).same
+
+
+def test_an_ability_named_by_what_it_does_is_not_the_cards_own_ability():
+    # fresh pair J0053: "the damage-dealing ability" names what the ability does, not where it is
+    control = ("If another player gains control of {card}, the artifact will no longer have the {what} ability, "
+               "even if you regain control of {card}.")
+    assert not verdict(control.format(card="Quicksmith Rebel", what="damage-dealing"),
+                       control.format(card="Quicksmith Spy", what="card-drawing"),
+                       "Quicksmith Rebel", "Quicksmith Spy").same
+    assert verdict(control.format(card="Quicksmith Rebel", what="damage-dealing"),
+                   control.format(card="Quicksmith Spy", what="damage-dealing"),
+                   "Quicksmith Rebel", "Quicksmith Spy").same
+    # an ability named by its kind is still the card's own: "~'s triggered ability" is "~'s ability"
+    assert verdict("When Quicksmith Spy's triggered ability resolves, you draw a card.",
+                   "When Quicksmith Spy's ability resolves, you draw a card.", "Quicksmith Spy", "Quicksmith Spy").same
