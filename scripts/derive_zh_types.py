@@ -46,8 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--out", type=Path, default=ROOT / "ingest" / "data" / "zh_types.json")
     args = parser.parse_args(argv)
+    documents = sorted((args.shared / NOTES).glob("*.docx"))
+    if not documents:
+        parser.error(f"{args.shared / NOTES}: no Chinese release notes (.docx) there; {args.out} left as it is")
     found = Counter()
-    for path in sorted((args.shared / NOTES).glob("*.docx")):
+    for path in documents:
         found += subtypes([p.text for p in docx.Document(str(path)).paragraphs])
     rows = sorted(found.items(), key=lambda row: (-row[1], row[0]))
     args.out.write_text(json.dumps({"types": [name for name, _ in rows]}, ensure_ascii=False, indent=0) + "\n",

@@ -477,3 +477,23 @@ def test_an_ability_named_by_what_it_does_is_not_the_cards_own_ability():
     # an ability named by its kind is still the card's own: "~'s triggered ability" is "~'s ability"
     assert verdict("When Quicksmith Spy's triggered ability resolves, you draw a card.",
                    "When Quicksmith Spy's ability resolves, you draw a card.", "Quicksmith Spy", "Quicksmith Spy").same
+
+
+def test_derive_script_reproduces_the_committed_chinese_types(shared, tmp_path):
+    """ingest/data/zh_types.json is what scripts/derive_zh_types.py reads from the real release notes' type
+    lines; with no release notes it refuses and leaves the table alone."""
+    import importlib.util
+
+    import pytest
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("derive_zh_types", root / "scripts/derive_zh_types.py")
+    derive = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(derive)
+    out = tmp_path / "zh_types.json"
+    assert derive.main(["--shared", str(shared), "--out", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == (root / "ingest/data/zh_types.json").read_text(encoding="utf-8")
+    assert derive.subtypes(["传奇生物～人类／法术师", "结界～灵气", "生物～鸟", "如果某个生物～"]) == {
+        "人类": 1, "法术师": 1, "灵气": 1, "鸟": 1}
+    with pytest.raises(SystemExit):
+        derive.main(["--shared", str(tmp_path / "nothing"), "--out", str(out)])
