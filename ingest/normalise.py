@@ -130,9 +130,10 @@ def mask_card(folded: str, card: str | None, original: str = "") -> str:
     """Replace the ruling's own card name in a folded text with ``~``.
 
     English names are replaced as whole words; the first word of a multi-word
-    name also where it is possessive ("jaya's" for Jaya Ballard), and for titled
-    names ("Daxos of Meletis", "Ruric Thar the Unbowed") where the original text
-    writes it capitalised. Chinese names
+    name also where the original text writes it capitalised and possessive ("Jaya's"
+    for Jaya Ballard, but not "the spell's" for Spell Swindle: a lower-case word is a
+    rules word), and for titled names ("Daxos of Meletis", "Ruric Thar the Unbowed")
+    where the original text writes it capitalised. Chinese names
     are replaced as they stand, then every run of 2+ of their characters left in
     the text (the personal name of a titled card) unless the run is a rules word.
     """
@@ -148,7 +149,8 @@ def mask_card(folded: str, card: str | None, original: str = "") -> str:
         if _CJK.search(name) or "," in name or len(words) < 2 or len(words[0]) < 3 or words[0] not in folded:
             continue
         first = re.escape(words[0])
-        folded = _pattern(rf"(?<![\w-]){first}(?='s\b)").sub(CARD_PLACEHOLDER, folded)
+        if _pattern(rf"(?<![\w-]){first.capitalize()}['\u2019]s\b").search(original):
+            folded = _pattern(rf"(?<![\w-]){first}(?='s\b)").sub(CARD_PLACEHOLDER, folded)
         if {"of", "the"} & set(words[1:]) and _pattern(rf"\b{first.capitalize()}\b").search(original):
             folded = _pattern(rf"(?<![\w-]){first}(?![\w-])").sub(CARD_PLACEHOLDER, folded)
     return folded

@@ -497,3 +497,17 @@ def test_derive_script_reproduces_the_committed_chinese_types(shared, tmp_path):
         "人类": 1, "法术师": 1, "灵气": 1, "鸟": 1}
     with pytest.raises(SystemExit):
         derive.main(["--shared", str(tmp_path / "nothing"), "--out", str(out)])
+
+
+def test_a_lower_case_rules_word_is_not_the_cards_short_name():
+    # fresh pair J0002: "the spell's" in a ruling of Spell Swindle is the rules word, not Spell Swindle
+    value = "For spells with {{X}} in their mana costs, use the value chosen for X to determine the spell's {v}."
+    assert verdict(value.format(v="mana value"), value.format(v="converted mana cost"),
+                   "Draining Whelk", "Spell Swindle").same
+    assert mask_card(fold("the spell's mana value"), "Spell Swindle", "the spell's mana value") == \
+        "the spell's mana value"
+    # the card's short name, written as a name, is still the card
+    assert mask_card(fold("Jaya's ability deals 1 damage."), "Jaya Ballard", "Jaya's ability deals 1 damage.") == \
+        "~'s ability deals 1 damage."
+    assert verdict("Jaya's ability deals 1 damage.", "Chandra's ability deals 1 damage.",
+                   "Jaya Ballard", "Chandra Nalaar").same
