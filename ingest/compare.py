@@ -200,7 +200,8 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
 ]]
 # (the matching form writes Chinese full stops and commas as ASCII ones: ingest/normalise.py)
 _ZH_ILLUSTRATIVE = [(inline, re.compile(p), None) for inline, p in [     # inline ones first
-    (True, r"\((?:例如|举例来说|如|比如|像是)[^)]*\)"),
+    # 如 is "such as", but 如果 / 如若 is "if": a bracketed condition is a rule, not an example
+    (True, r"\((?:例如|举例来说|如(?![果若此])|比如|像是)[^)]*\)"),
     (True, r"[,，]?(?:例如|比如|像是)[^.。,，;；()]*"),         # 例如X费用 without parentheses: "such as X"
     (False, r"举例来说[^.。]*[.。]"),
 ]]
@@ -567,7 +568,7 @@ _TIMING = _with_stems(["before", "after", "until", "前", "后", "之前", "之�
 
 
 # Never a slip: which one of several ("the first spell" is not "the original spell"), whether it must, may
-# or can happen ("will copy" is not "may copy"), and what happens ("enters" is not "dies").
+# or can happen ("will copy" is not "may copy"), how often, and what happens ("enters" is not "dies").
 _NEVER_A_SLIP = _with_stems(["first", "second", "third", "fourth", "last", "previous", "former", "latter",
                            "origin", "original", "initi", "initial", "final", "第一", "第二", "最后", "原",
                            # which kind of object ("any spells or permanents" is not "any permanents")
@@ -576,6 +577,9 @@ _NEVER_A_SLIP = _with_stems(["first", "second", "third", "fourth", "last", "prev
                            "may", "must", "can", "could", "will", "would", "should", "might", "need",
                            "可以", "可", "能", "必须", "须", "得", "会", "将", "应", "team", "队伍",
                            "both", "either", "neither", "any", "no", "none", "some", "one", "两", "任一", "皆",
+                           # how often: a hedge makes a rule a rule of thumb ("usually can't" is not "can't")
+                           "usually", "normally", "generally", "typically", "often", "always", "sometimes",
+                           "rarely", "never", "通常", "经常", "往往", "有时", "始终",
                            # what happens: an event or an action ("enters" is not "dies")
                            "enter", "die", "leav", "return", "draw", "discard", "gain", "lose", "deal", "prevent",
                            "exil", "put", "creat", "copi", "search", "reveal", "shuffl", "transform", "flip",

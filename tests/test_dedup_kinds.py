@@ -511,3 +511,23 @@ def test_a_lower_case_rules_word_is_not_the_cards_short_name():
         "~'s ability deals 1 damage."
     assert verdict("Jaya's ability deals 1 damage.", "Chandra's ability deals 1 damage.",
                    "Jaya Ballard", "Chandra Nalaar").same
+
+
+def test_a_hedge_is_never_a_slip():
+    # fresh pair J0082: "usually can't" is a rule of thumb, "can't" a rule; one added word is not wording
+    base = ("Notably, an Aura attached to an illegal permanent is {h}put into its owner's graveyard the next "
+            "time a player would receive priority.")
+    for hedge in ("usually ", "normally ", "generally ", "typically "):
+        assert not verdict(base.format(h=""), base.format(h=hedge)).same, hedge
+    zh = "由你操控的生物{h}不能被其他牌手选为咒语或异能的目标，即使该咒语或异能由你的队友操控也是如此。"
+    assert not verdict(zh.format(h=""), zh.format(h="通常")).same
+    # a one-word rewording with no hedge is still the same ruling
+    assert verdict(base.format(h="").replace("receive", "get"), base.format(h="")).same
+
+
+def test_a_bracketed_chinese_condition_is_not_an_example():
+    # fresh pair J0084: （如果该生物是传奇） adds a condition; 如 alone before a bracket's words is "such as"
+    rule = "如果该咒语的所有目标在其试图结算时都已成为不合法目标，则它不会结算，且其效应都不会发生{p}。"
+    assert not verdict(rule.format(p=""), rule.format(p="（如果它有目标）")).same
+    assert not verdict(rule.format(p=""), rule.format(p="（如若它是传奇）")).same
+    assert verdict(rule.format(p=""), rule.format(p="（如抓牌或造成伤害）")).same
