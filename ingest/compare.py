@@ -528,7 +528,7 @@ def _one_slip(spans: list[tuple[str, list[str], list[str], int]], ta, tb) -> boo
     if any(timing) and not (ha and hb and not all(timing)):
         return False        # "after" against "before" or nothing changes when; against "once" it is wording
     return (kind == "content" and len(ha) <= SLIP_TOKENS and len(hb) <= SLIP_TOKENS and width <= SLIP_TOKENS + 1
-            and not _NEVER_A_SLIP.intersection(ha + hb))
+            and not _NEVER_A_SLIP.intersection(ha + hb) and not _hedge_alone(ha, hb))
 
 
 # Chinese slips: at most ZH_SLIP_CHARS characters over at most ZH_SLIP_SPANS spans, in rulings of at least
@@ -553,7 +553,8 @@ def _zh_slips(spans: list[tuple[str, list[str], list[str], int]], ta, tb) -> boo
     for kind, ha, hb, _ in spans:
         text = "".join(ha) + "|" + "".join(hb)
         if (kind != "content" or _ZH_NEGATION.search(text) or _ZH_NUMBER.search(text) or _ZH_NO_SLIP.search(text)
-                or any(word in text for word in _ZH_NEVER_A_SLIP)):
+                or any(word in text for word in _ZH_NEVER_A_SLIP)
+                or any(w in "".join(ha) for w in _HEDGES) != any(w in "".join(hb) for w in _HEDGES)):
             return False
     return True
 
@@ -577,9 +578,8 @@ _NEVER_A_SLIP = _with_stems(["first", "second", "third", "fourth", "last", "prev
                            "may", "must", "can", "could", "will", "would", "should", "might", "need",
                            "可以", "可", "能", "必须", "须", "得", "会", "将", "应", "team", "队伍",
                            "both", "either", "neither", "any", "no", "none", "some", "one", "两", "任一", "皆",
-                           # how often: a hedge makes a rule a rule of thumb ("usually can't" is not "can't")
-                           "usually", "normally", "generally", "typically", "often", "always", "sometimes",
-                           "rarely", "never", "通常", "经常", "往往", "有时", "始终",
+                           # how often ("always", "sometimes" against nothing or against each other)
+                           "always", "sometimes", "rarely", "never", "有时", "始终",
                            # what happens: an event or an action ("enters" is not "dies")
                            "enter", "die", "leav", "return", "draw", "discard", "gain", "lose", "deal", "prevent",
                            "exil", "put", "creat", "copi", "search", "reveal", "shuffl", "transform", "flip",
@@ -589,6 +589,14 @@ _NEVER_A_SLIP = _with_stems(["first", "second", "third", "fourth", "last", "prev
 
 
 _ZH_NEVER_A_SLIP = tuple(sorted(w for w in _NEVER_A_SLIP | _TIMING if not w.isascii()))
+# A hedge makes a rule a rule of thumb: "usually can't" is not "can't", so a hedge against nothing is never a
+# slip; against another hedge ("often written as" / "usually written as") it is wording.
+_HEDGES = _with_stems(["usually", "normally", "generally", "typically", "often", "通常", "经常", "往往", "一般"])
+
+
+def _hedge_alone(ha: list[str], hb: list[str]) -> bool:
+    """True when one side of a span holds a hedge word and the other none."""
+    return any(t in _HEDGES for t in ha) != any(t in _HEDGES for t in hb)
 
 
 def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str], hb: list[str]) -> str:

@@ -521,6 +521,9 @@ def test_a_hedge_is_never_a_slip():
         assert not verdict(base.format(h=""), base.format(h=hedge)).same, hedge
     zh = "由你操控的生物{h}不能被其他牌手选为咒语或异能的目标，即使该咒语或异能由你的队友操控也是如此。"
     assert not verdict(zh.format(h=""), zh.format(h="通常")).same
+    # one hedge against another is wording ("often written as" / "usually written as", a real pair)
+    assert verdict(base.format(h="often "), base.format(h="usually ")).same
+    assert verdict(zh.format(h="经常"), zh.format(h="通常")).same
     # a one-word rewording with no hedge is still the same ruling
     assert verdict(base.format(h="").replace("receive", "get"), base.format(h="")).same
 
