@@ -18,7 +18,7 @@ Run after ``pip install -e '.[bench]'``::
 The files: queries.jsonl (375, rules tuned on its dev half), heldout.jsonl (135, a fourth reader),
 round3.jsonl (180, readers G and H, 60 more targets; its misses were read while tuning), round4.jsonl
 (180, readers K and L, 60 more targets; measured, never read), round5/6/7/8/9/10.jsonl (60 targets each, measured once,
-never read; round 7's writers kept the ruling's wording out), round11.jsonl and round12.jsonl
+never read; round 7's writers kept the ruling's wording out), round11/12/13.jsonl
 (60 targets each, two writers, measured once): docs/search-quality.md has the figures.
 
 Prints success@1/3/10 and MRR@10 per style and language for rulings (``search.query.search``,
