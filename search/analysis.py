@@ -130,6 +130,24 @@ _STEM_EXCEPTIONS = {
     "does": "do", "goes": "go", "freed": "free", "frees": "free",
     "scry": "scri", "scrys": "scri", "scries": "scri", "scried": "scri", "scrying": "scri",
 }
+# Irregular forms (past tense, past participle, plural) Snowball leaves apart from their verb or noun: "damage
+# dealt" is "deals damage", "the chosen mode" is "choose a mode", a foretold card is foretell's. Listed with
+# lemminflect's irregular forms over the English words of ../shared/realdata, read one by one, and the other
+# forms of the same verbs; left out
+# were modals and forms of be / have (function words), "won" (the corpus's is won't's), "dice" (not "die"),
+# "crew" (the keyword action, not "crow") and card-name words (whir, unbound).
+_IRREGULAR = {
+    "dealt": "deal", "chosen": "choose", "chose": "choose", "paid": "pay", "left": "leave", "spent": "spend",
+    "found": "find", "made": "make", "began": "begin", "begun": "begin", "shown": "show", "lost": "lose",
+    "drawn": "draw", "drew": "draw", "came": "come", "written": "write", "wrote": "write", "became": "become",
+    "given": "give", "gave": "give", "seen": "see", "saw": "see", "known": "know", "knew": "know",
+    "hidden": "hide", "hid": "hide", "brought": "bring", "got": "get", "gotten": "get", "taken": "take",
+    "took": "take", "foretold": "foretell", "stolen": "steal", "stole": "steal", "kept": "keep",
+    "driven": "drive", "drove": "drive", "caught": "catch", "fought": "fight", "broken": "break",
+    "broke": "break", "gone": "go", "went": "go", "forgotten": "forget", "forgot": "forget", "done": "do",
+    "did": "do", "held": "hold", "meant": "mean", "sent": "send", "told": "tell", "thought": "think",
+    "fell": "fall", "fallen": "fall", "ran": "run", "wolves": "wolf", "werewolves": "werewolf",
+}
 _PRONOUNS = {"it", "that", "there", "here", "what", "who", "he", "she", "let", "where", "how"}
 _E_WORD = re.compile(r"[aeiouy].*[^aeiouy]e$")
 _ES_WORD = re.compile(r"[^aeiouy]es$")
@@ -163,6 +181,7 @@ def stem(word: str) -> str:
         word = base
     if word in _STEM_EXCEPTIONS:
         return _STEM_EXCEPTIONS[word]
+    word = _IRREGULAR.get(word, word)
     if len(word) > 4 and _ES_WORD.search(word) and _STEMMER.stem(word) == _STEMMER.stem(word[:-1]):
         word = word[:-1]
     if len(word) > 3 and _E_WORD.search(word):
@@ -205,13 +224,25 @@ def flagged_terms(text: str, words: frozenset[str], stemming: bool = True) -> It
             yield term, start + offset, start + offset + length, term in words
 
 
+@lru_cache(maxsize=1)
+def _irregular_forms() -> dict[str, tuple[str, ...]]:
+    """{stem: the irregular forms that stem to it} (went, gone -> ``go``)."""
+    forms: dict[str, list[str]] = {}
+    for form in _IRREGULAR:
+        forms.setdefault(stem(form), []).append(form)
+    return {key: tuple(value) for key, value in forms.items()}
+
+
 @lru_cache(maxsize=1024)
 def _prefixes(words: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
     """(first two letters of the words of two or more letters, the words of one letter), in lower case;
-    ``di`` ``li`` ``ti`` also as ``dy`` ``ly`` ``ty`` (Snowball English: dying -> die, lying, tying)."""
+    ``di`` ``li`` ``ti`` also as ``dy`` ``ly`` ``ty`` (Snowball English: dying -> die, lying, tying), and
+    a stem's irregular forms' own (went -> go, gave -> give: _IRREGULAR)."""
     pairs, singles = set(), set()
+    irregular = _irregular_forms()
     for word in words:
         word = word.lower()
+        pairs.update(form[:2] for form in irregular.get(word, ()))
         if len(word) < 2:
             singles.add(word)
             continue

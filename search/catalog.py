@@ -59,7 +59,7 @@ STATE = folder.STATE           # "state.pkl"
 SUMMARY = "summary.json"
 RULINGS_DB = "rulings.sqlite"
 CORPUS = "corpus.pkl"
-STATE_VERSION = 6
+STATE_VERSION = 7
 # How an update carries the live generation's files into the next (search/folder.py next_generation):
 # these are only ever replaced (pickles and summary by rename, Whoosh segments by new files) ...
 LINKED = (STATE, CORPUS, SUMMARY, index.WHOOSH_DIR, index.SPELLING, index.ZH_WORDS)

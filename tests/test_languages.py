@@ -164,7 +164,8 @@ def test_chinese_snippet_terms_of_the_whole_text_equal_run_by_run(real_index):
             han_words = [w for w in words if _HAN_WORD.fullmatch(w)]
             assert chinese_snippet_terms(text, words) == _terms_run_by_run(text, words, han_words), (text, words)
         braced += "{横置}" in text
-    assert (len(texts), braced) == (10_672, 59)          # issue 22 merges restated Chinese rulings (session 26)
+    # issue 22: restatements merged (session 26), a bracketed 如果 condition split off (session 28)
+    assert (len(texts), braced) == (10_673, 59)
 
 
 def test_the_first_chinese_word_of_a_process_gets_its_dictionary_sub_words(tmp_path):
