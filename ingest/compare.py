@@ -60,6 +60,8 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     (r"\b(?:hasn't|haven't)\b", "has not", ("n't",)),
     (r"\b(it|that|there|he|she)'s\b", r"\1 is", ("'s",)),
     (r"\b(you|they|we)'(?:re|ll|ve)\b", r"\1", ("'re", "'ll", "'ve")),
+    # "regardless of" said three ways ("no matter which additional cost you paid"), before "no" is "not"
+    (r"\b(?:no matter|independent of|irrespective of)\b", "regardless of", ("matter", "independent", "irrespective")),
     (r"\b(?:no one|nobody|none|nothing|never|neither|nor|no)\b", "not", ("no", "ne")),
     (r"\b(enters?|entered|entering)[ -]the[ -]battlefield\b", r"\1", ("battlefield",)),
     # "is put onto the battlefield" for "enters" (a zone change said either way, CR 603.6a)
@@ -187,6 +189,8 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     (r"装备([于在][^.,;]{0,12}?的武具)", r"结附\1"),
     (r"(武具[^.,;]{0,8}?)装备(?=[于在])", r"\1结附"),
     (r"能够", "可以"),
+    # "regardless" (无论) said 不论 or 不管: no negation, though it is written with 不
+    (r"不论|不管", "无论"),
     # the free-cast template (CR 118.9a) said two ways: 无法选择支付替代性费用来施放之 / 无法支付任何替代性费用
     (r"(?:不能|无法)选择支付(?:任何)?替代性费用来施放之", "不能支付替代性费用"),
     (r"任何", ""),

@@ -534,3 +534,19 @@ def test_a_bracketed_chinese_condition_is_not_an_example():
     assert not verdict(rule.format(p=""), rule.format(p="（如果它有目标）")).same
     assert not verdict(rule.format(p=""), rule.format(p="（如若它是传奇）")).same
     assert verdict(rule.format(p=""), rule.format(p="（如抓牌或造成伤害）")).same
+
+
+def test_regardless_said_three_ways_and_chinese_bulun_is_not_a_negation():
+    # fresh pair K0082 (Lightning Axe): "independent of" / "no matter" are "regardless of"
+    axe = "The {v} of Lightning Axe is 1, {r} which additional cost you paid."
+    assert verdict(axe.format(v="converted mana cost", r="independent of"), axe.format(v="mana value", r="no matter"),
+                   "Lightning Axe", "Lightning Axe").same
+    assert verdict(axe.format(v="mana value", r="regardless of"), axe.format(v="mana value", r="irrespective of")).same
+    # "no" elsewhere is still a negation
+    assert not verdict("No player may respond to the ability once it has started resolving, regardless of timing.",
+                       "A player may respond to the ability once it has started resolving, regardless of timing.").same
+    # 不论 / 不管 are 无论 ("regardless"), not a 不 negation
+    zh = "{r}你支付了哪一项额外费用，该咒语的法术力值都是1，且它在堆叠上时也是如此。"
+    assert verdict(zh.format(r="不论"), zh.format(r="无论")).same
+    assert verdict(zh.format(r="不管"), zh.format(r="无论")).same
+    assert not verdict(zh.format(r="无论"), zh.format(r="无论").replace("都是1", "都不是1")).same
