@@ -296,7 +296,7 @@ def compare_form(match: str) -> Form:
     Cached for repeated same_ruling() calls; Grouper forms each new text once and
     keeps its leaders' forms itself, so the cache need not hold a corpus."""
     zh = is_chinese(match)
-    text = _apply(_ZH_REWRITES, match) if zh else _apply(_EN_REWRITES, _mask_other_cards(match))
+    text = _apply(_ZH_REWRITES, match) if zh else _apply(_EN_REWRITES, _keyword_triggers(_mask_other_cards(match)))
     # an example named in passing ("such as kicker costs", 例如…) may be swapped, guards and all; a worked
     # example sentence ("For example, ... a 6/6 creature") states outcomes, so its guards stay
     whole = None
@@ -923,6 +923,24 @@ def _en_guard_stems() -> frozenset[str]:
     mechanics = json.loads((Path(__file__).parent / "data" / "mechanics.json").read_text(encoding="utf-8"))
     words |= {m["name"].lower() for m in mechanics if " " not in m["name"]}
     return frozenset(_stem(w) for w in words)
+
+
+@lru_cache(maxsize=1)
+def _keyword_trigger_pattern() -> re.Pattern:
+    mechanics = json.loads((Path(__file__).parent / "data" / "mechanics.json").read_text(encoding="utf-8"))
+    names = sorted({m["name"].lower() for m in mechanics}, key=len, reverse=True)
+    return re.compile(r"\b(" + "|".join(map(re.escape, names)) + r") trigger(s?)\b"
+                      r"(?! (?:when|whenever|if|only|once|again|twice|as|at|during|while)\b)")
+
+
+def _keyword_triggers(text: str) -> str:
+    """A keyword's trigger named as a noun ("that card's madness trigger") is its triggered ability
+    (CR 603.1-603.2: the ability "triggers", so "its trigger" is the triggered ability); the verb ("madness
+    triggers when ...", "... triggers only once") is left."""
+    if " trigger" not in text:
+        return text
+    return _keyword_trigger_pattern().sub(
+        lambda m: m.group(1) + (" triggered abilities" if m.group(2) else " triggered ability"), text)
 
 
 @lru_cache(maxsize=1)

@@ -550,3 +550,18 @@ def test_regardless_said_three_ways_and_chinese_bulun_is_not_a_negation():
     assert verdict(zh.format(r="不论"), zh.format(r="无论")).same
     assert verdict(zh.format(r="不管"), zh.format(r="无论")).same
     assert not verdict(zh.format(r="无论"), zh.format(r="无论").replace("都是1", "都不是1")).same
+
+
+def test_a_keywords_trigger_is_its_triggered_ability():
+    # fresh pair I0029: "that card's madness trigger" is "that card's madness triggered ability"
+    madness = ("If you discard a card with madness to pay the cost of a spell or activated ability, that card's "
+               "madness {t} (and the spell that card becomes, if you choose to cast it) will resolve before the "
+               "spell or ability the discard paid for.")
+    assert verdict(madness.format(t="trigger"), madness.format(t="triggered ability")).same
+    assert verdict("Both evoke triggers go on the stack after the creature enters and you may order them.",
+                   "Both evoke triggered abilities go on the stack after the creature enters and you may order "
+                   "them.").same
+    # the word "triggered" is not dropped: a trigger is not any ability
+    assert not verdict(madness.format(t="trigger"), madness.format(t="ability")).same
+    # the verb is left as it is
+    assert compare._keyword_triggers("madness triggers when you discard it") == "madness triggers when you discard it"
