@@ -495,7 +495,26 @@ class Index:
             from rulings.corpus import corpus_files
             paths = corpus_files()
         with _LOCK:
+            if not rebuild and self._at_default():
+                self._renew_demo_state()
             return catalog.ingest(self._path, [Path(p) for p in paths], rebuild=rebuild)
+
+    def _renew_demo_state(self) -> None:
+        """Rebuild the bundled demo at the default location when another version of rulings wrote its
+        remembered state (an upgrade that changed what the index holds: search/catalog.py STATE_VERSION),
+        so that the first ``rulings ingest`` after an upgrade adds to a current demo instead of asking for a
+        rebuild of sources the user never gave. An index of the user's own sources is left as it is."""
+        from rulings.search import catalog, index
+
+        if not index.exists(self._path):
+            return
+        try:
+            catalog.load_state(self._path, corpus=False)
+        except OtherVersion:
+            if not catalog.demo_only(self._path):
+                raise
+            from rulings.corpus import corpus_files
+            catalog.ingest(self._path, corpus_files(), rebuild=True)
 
     def remove(self, path: str | os.PathLike) -> Removal:
         """Drop an ingested source (a file, or a folder: every source under it) and every variant only it

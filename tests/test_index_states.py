@@ -325,3 +325,33 @@ def test_index_workers_that_fail_stop_the_ingest_with_one_line(shared, tmp_path,
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == f"Error: {index_dir}: cannot write the index ({reason}); nothing was changed\n"
     assert sorted(p.name for p in index_dir.iterdir()) == ["lock"]
+
+
+def test_ingest_into_a_demo_whose_state_another_version_wrote_rebuilds_the_demo_first(runner, shared, tmp_path,
+                                                                                      monkeypatch):
+    """An upgrade that changes what the index holds (catalog.STATE_VERSION: the terms of session 28's
+    irregular forms) leaves the demo's Whoosh files readable but its state another version's: the first
+    ``rulings ingest FILE`` at the default location builds the demo again and adds the file to it. An index
+    of the user's own sources still gets the one-line rebuild advice."""
+    home = tmp_path / "data" / "index"
+    monkeypatch.setenv("RULINGS_INDEX", str(home))
+    catalog.ingest(home, corpus_files())
+    state = catalog.load_state(home, corpus=False)
+    state.version = catalog.STATE_VERSION - 1
+    (folder.live(home) / catalog.STATE).write_bytes(pickle.dumps(state))
+    with pytest.raises(OtherVersion):
+        catalog.load_state(home, corpus=False)
+    mine = shared / "realdata" / "mtgjson3-sets" / "AKH.json"
+    result = runner.invoke(cli, ["ingest", str(mine)])
+    assert result.exit_code == 0, result.output
+    sources = catalog.load_state(home, corpus=False).sources
+    assert len(sources) == len(corpus_files()) + 1 and any(key.endswith("AKH.json") for key in sources)
+    # the user's own index: refused with the advice, nothing replaced
+    own = tmp_path / "own"
+    catalog.ingest(own, [mine])
+    state = catalog.load_state(own, corpus=False)
+    state.version = catalog.STATE_VERSION - 1
+    (folder.live(own) / catalog.STATE).write_bytes(pickle.dumps(state))
+    monkeypatch.setenv("RULINGS_INDEX", str(own))
+    refused = runner.invoke(cli, ["ingest", str(shared / "seeds")])
+    assert refused.exit_code != 0 and "made by another version" in refused.output
