@@ -116,6 +116,16 @@ def _words(sources) -> re.Pattern | None:
     return re.compile(rf"(?<![\w-])(?:{'|'.join(sources)})(?![\w-])", re.IGNORECASE)
 
 
+_SCRIPT_CHANGE = re.compile(r"(?<=[0-9A-Za-z])(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff])(?=[0-9A-Za-z])")
+
+
+def _zh_source(name: str) -> str:
+    """The regex source of a Chinese name, spaces allowed where it turns from a Latin letter or digit to Han
+    or back: the release notes write "+1/+1指示物" and "+1/+1 指示物" (a typesetter's space, no other word);
+    a symbol's braces ({能}) stay as written."""
+    return r"\s*".join(re.escape(part) for part in _SCRIPT_CHANGE.split(name))
+
+
 @lru_cache(maxsize=1)
 def _matchers() -> tuple[_Matcher, ...]:
     out = []
@@ -123,7 +133,7 @@ def _matchers() -> tuple[_Matcher, ...]:
         symbols = [re.compile(s, re.IGNORECASE) for s in m.symbols]
         plain = "|".join([f"(?:{s.pattern})" for s in symbols]
                          + [rf"(?<![\w-])(?:{r})(?![\w-])" for r in m.reminders])
-        zh = re.compile("|".join(re.escape(z) for z in sorted(m.zh, key=len, reverse=True))) if m.zh else None
+        zh = re.compile("|".join(_zh_source(z) for z in sorted(m.zh, key=len, reverse=True))) if m.zh else None
         zh_plain = re.compile("|".join(m.zh_patterns)) if m.zh_patterns else None
         out.append(_Matcher(m.id, _words(m.forms), m.keyword_only,
                             re.compile(plain, re.IGNORECASE) if plain else None,

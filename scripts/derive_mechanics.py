@@ -205,6 +205,12 @@ REMINDERS: dict[str, list[str]] = {
     "x-costs": [r"\bX in (?:its|the|a|that|their) (?:mana )?costs?", r"\bX is (?:0|zero)\b", r"the value of X\b",
                 r"(?-i:X)"],
     "ascend": [r"city['’]s blessing"],
+    # mill's Oracle wording before the keyword action (CR 701.17, 2020): "puts the top two cards of their
+    # library into their graveyard"; not a choice to put a card looked at there ("you may put", "don't put":
+    # Search for Azcanta)
+    "mill": [r"(?<!n't )(?<!not )(?<!may )(?<!to )put(?:s|ting)? the top (?:\w+ ){0,2}cards? of "
+             r"(?:his or her|their|your|its owner['’]s|that player['’]s) library into "
+             r"(?:his or her|their|your|its owner['’]s|that player['’]s) graveyard"],
     "crime": [r"commit(?:s|ted|ting)? (?:a )?crimes?"],
     "daybound-and-nightbound": [r"it (?:becomes|became) (?:day|night)\b"],
     "venture-into-the-dungeon": [r"complet(?:e|es|ed|ing) a dungeon"],

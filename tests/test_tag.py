@@ -161,6 +161,25 @@ def test_reminder_phrases_describe_proliferate():
     assert "proliferate" in mechanics_in(text)
 
 
+def test_mills_oracle_wording_before_the_keyword_action_is_mill():
+    # fresh tag set 4, U0044 (Vicious Rumors): "puts the top card of their library into their graveyard"
+    assert "mill" in mechanics_in("Each of those players discards a card and puts the top card of their library "
+                                  "into their graveyard, and you gain 1 life.")
+    assert "mill" in mechanics_in("After putting the top three cards of your library into your graveyard, you may "
+                                  "choose a creature card there.")
+    # a card looked at and put there by choice is not mill (Search for Azcanta)
+    assert "mill" not in mechanics_in("If you don't put the top card of your library into your graveyard, you'll "
+                                      "leave it on top of your library.")
+    assert "mill" not in mechanics_in("You may put the top card of your library into your graveyard.")
+
+
+def test_a_space_between_latin_and_han_in_a_chinese_name():
+    # fresh tag set 4, U0037: the release notes also write "+1/+1 指示物" with a typesetter's space
+    assert "plus-one-counters" in mechanics_in("此时再在其上放置一个或多个+1/+1 指示物，也不会使其成为未受阻挡。")
+    assert "plus-one-counters" in mechanics_in("此时再在其上放置一个或多个+1/+1指示物，也不会使其成为未受阻挡。")
+    assert "plus-one-counters" not in mechanics_in("该生物得+1/+1 直到回合结束。")
+
+
 def test_old_name_totem_armor_is_umbra_armor():
     assert "umbra-armor" in mechanics_in("Totem armor doesn't destroy the Aura.")
 
