@@ -147,6 +147,7 @@ _IRREGULAR = {
     "broke": "break", "gone": "go", "went": "go", "forgotten": "forget", "forgot": "forget", "done": "do",
     "did": "do", "held": "hold", "meant": "mean", "sent": "send", "told": "tell", "thought": "think",
     "fell": "fall", "fallen": "fall", "ran": "run", "wolves": "wolf", "werewolves": "werewolf",
+    "thieves": "thief", "elves": "elf", "dwarves": "dwarf", "halves": "half", "knives": "knife",
 }
 _PRONOUNS = {"it", "that", "there", "here", "what", "who", "he", "she", "let", "where", "how"}
 _E_WORD = re.compile(r"[aeiouy].*[^aeiouy]e$")
