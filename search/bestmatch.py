@@ -59,7 +59,10 @@ _PUNCTUATION = "?!.,;:？！。，；：、“”\"'()（）"
 _OPERATOR = re.compile(r"(?:^|\s)(?:OR|ANDNOT|ANDMAYBE)(?:\s|$)|[()]")
 _PREFIX_WORDS = {"NOT": "-", "AND": "+"}
 # One item of a plain query: a filter, a quoted phrase, or a word; each may carry a sign.
-_ITEM = re.compile(r'(?P<sign>[+\-](?=[^\W\d_]|["]))?(?:(?P<filter>(?i:card|set|mechanic|lang|date):"[^"]*"?)'
+# A sign is never read before X or * as a token or as the power of a P/T modifier: "-X/-X" and "+X/+0" are
+# modifiers (search/analysis.py), and "-X" the variable, never "exclude the word x".
+_ITEM = re.compile(r'(?P<sign>[+\-](?=[^\W\d_]|["])(?!(?i:[x*])(?:/[+\-\u2212]?(?i:[x*\d]+))?(?![\w\'/])))?'
+                   r'(?:(?P<filter>(?i:card|set|mechanic|lang|date):"[^"]*"?)'
                    r'|"(?P<phrase>[^"]*)"?(?P<slop>~\d*)?|(?P<word>\S+))')
 # ``prolif*`` (words starting with prolif) and ``prolifirate~`` / ``~2`` (words within 1 or 2 edits).
 WILDCARD = re.compile(r"([^\W\d_][\w']*)\*")

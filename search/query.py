@@ -610,8 +610,9 @@ def _only_required(schema, made_by, found: bestmatch.Items, empty: frozenset[str
     """The query of a plain query that has no optional word but has ``+word`` / ``a AND b`` items
     (``+flying``, ``+deathtouch +trample``): every required item and selector, each read alone as
     best match reads it (the ``+`` is the operator, never part of the word). None for the parser
-    to read the text whole (only phrases, symbols or filters: the parser's reading is the same)."""
-    if not found.signed:
+    to read the text whole (only phrases, symbols or filters: the parser's reading is the same), but not
+    for a P/T modifier written with a minus ("-X/-X"), which the parser would read as NOT."""
+    if not found.signed and not any(item.startswith("-") and bestmatch._precise(item) for item in found.required):
         return None
     parts = _parsed(made_by, found.required + found.selectors, empty, index_dir, {})
     if not parts:
@@ -638,7 +639,8 @@ def _required(made_by, item: str, empty: frozenset[str] = frozenset(), index_dir
     if bestmatch.WILDCARD.fullmatch(word) or bestmatch.FUZZY.fullmatch(word):
         expanded = _expanded_clause(word, empty, index_dir, vocabulary or {})
         return Unscored(Not(expanded)) if item.startswith("-") else expanded
-    parsed = made_by.parse(item)
+    # a P/T modifier or symbol is one term: quoted, so the parser never reads "-X/-X" as NOT "X/-X"
+    parsed = made_by.parse(f'"{item}"' if bestmatch._precise(item) else item)
     if parsed is None or parsed is NullQuery:
         return None
     if isinstance(parsed, And) and len(parsed.subqueries) == 1:

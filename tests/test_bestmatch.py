@@ -392,3 +392,16 @@ def test_a_made_up_compound_is_read_as_its_words(real_index):
     assert bestmatch.word_units(["face-down", "Two-Headed"], {}) == [("face-down", False), ("Two-Headed", False)]
     found = hits(real_index, "Midnight Entourage draw-and-lose-life mandatory", limit=3)
     assert any("triggered ability is mandatory" in h["text"] for h in found)
+
+
+def test_a_modifier_with_x_is_never_a_sign(real_index):
+    """A new user's findings: "+X/+X" found {X}{X} costs ("+" read as required, the word "X/+X") and "-X/-X"
+    or a pasted " -X" excluded the word x. A sign is never read before X as a token or a modifier's power;
+    a modifier alone is required as one term, whatever its sign."""
+    assert bestmatch.items("+X/+X").required == ["+X/+X"]
+    assert bestmatch.items("gets +X/+X then -X later").selectors == []
+    assert bestmatch.items("-xerox spell").selectors == ["-xerox"]      # a word starting with x still is
+    for modifier in ("+X/+X", "-X/-X"):
+        found = hits(real_index, modifier, limit=100_000)
+        assert found and all(modifier.lower() in h["text"].lower() for h in found), modifier
+    assert hits(real_index, "-X/-X -flying", limit=100_000)
