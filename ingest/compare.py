@@ -558,7 +558,7 @@ def _zh_slips(spans: list[tuple[str, list[str], list[str], int]], ta, tb) -> boo
         text = "".join(ha) + "|" + "".join(hb)
         if (kind != "content" or _ZH_NEGATION.search(text) or _ZH_NUMBER.search(text) or _ZH_NO_SLIP.search(text)
                 or any(word in text for word in _ZH_NEVER_A_SLIP)
-                or any(w in "".join(ha) for w in _HEDGES) != any(w in "".join(hb) for w in _HEDGES)):
+                or _hedge_alone(ha, hb, zh=True)):
             return False
     return True
 
@@ -598,8 +598,11 @@ _ZH_NEVER_A_SLIP = tuple(sorted(w for w in _NEVER_A_SLIP | _TIMING if not w.isas
 _HEDGES = _with_stems(["usually", "normally", "generally", "typically", "often", "通常", "经常", "往往", "一般"])
 
 
-def _hedge_alone(ha: list[str], hb: list[str]) -> bool:
-    """True when one side of a span holds a hedge word and the other none."""
+def _hedge_alone(ha: list[str], hb: list[str], zh: bool = False) -> bool:
+    """True when one side of a span holds a hedge word and the other none (Chinese spans are characters:
+    a hedge is found in their joined text)."""
+    if zh:
+        return any(w in "".join(ha) for w in _HEDGES) != any(w in "".join(hb) for w in _HEDGES)
     return any(t in _HEDGES for t in ha) != any(t in _HEDGES for t in hb)
 
 
