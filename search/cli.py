@@ -18,6 +18,7 @@ import click
 from rulings.ingest import __version__
 from rulings.ingest.controls import single_line
 from rulings.ingest.errors import RulingsError
+from rulings.search.commands.options import IndexFolder
 
 # The commands: each is the function of that name in search/commands/<name>.py, imported only when the
 # command runs or help lists it (a search does not import export, ingest or update code).
@@ -73,8 +74,13 @@ class RulingsGroup(click.Group):
 
 @click.group(cls=RulingsGroup)
 @click.version_option(__version__, prog_name="rulings")
-def cli():
+@click.option("--index", "index_dir", type=IndexFolder(), default=None, metavar="FOLDER",
+              help="Index folder for the command (as the command's own --index, which wins).")
+@click.pass_context
+def cli(ctx: click.Context, index_dir):
     """Search, browse and export deduplicated Magic: The Gathering rulings."""
+    if index_dir is not None:       # ``rulings --index DIR search ...``: the default of every command's --index
+        ctx.default_map = {name: {"index_dir": str(index_dir)} for name in COMMANDS}
 
 
 

@@ -558,6 +558,15 @@ def _searchable_fields(query: Query) -> set[str]:
             for leaf in leaves if getattr(leaf, "fieldname", None)}
 
 
+def _included_fields(query: Query) -> set[str]:
+    """_searchable_fields() of the leaves not under a NOT: what the query selects by, not what it excludes."""
+    if isinstance(query, Not):
+        return set()
+    if query.is_leaf():
+        return _searchable_fields(query)
+    return set().union(*(_included_fields(child) for child in query.children()))
+
+
 # ---------------------------------------------------------------- best match
 
 
@@ -871,10 +880,14 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
                 or parse(searcher.schema, text, empty)
             best = _best_of(query)
             query = without_empty_fields(query, reader)
+            only_exclusions = not _included_fields(query) - {"filter"}     # nothing to rank
+            if only_exclusions and not (filters.any() or "filter" in _searchable_fields(query)):
+                raise QueryError(f"query {text!r} only excludes: add a word to search for, or a filter "
+                                 "(--mechanic, --card, --set, --lang, --since) to list what it leaves")
             if filters.any():
                 query = And([query, Unscored(selection)])
             as_union_trees(query)
-            ranked = _searchable_fields(query) - {"filter"}
+            ranked = not only_exclusions and _searchable_fields(query) - {"filter"}
         else:
             query, ranked = selection, False
         if ranked:

@@ -32,6 +32,22 @@ def test_search_proliferate_lists_each_entry_once(runner, seed_index):
         ["000", "002", "003", "004"]
 
 
+def test_index_before_the_command_is_every_commands_index(runner, seed_index, tmp_path):
+    """``rulings --index DIR search ...`` was "No such option '--index'" (a new user's finding)."""
+    before = runner.invoke(cli, ["--index", str(seed_index), "search", "proliferate", "--format", "json"])
+    after = run(runner, seed_index, "search", "proliferate", "--format", "json")
+    assert before.exit_code == 0, before.output
+    assert json.loads(before.stdout) == json.loads(after.stdout) != []
+    stats = runner.invoke(cli, ["--index", str(seed_index), "stats", "--format", "json"])
+    assert json.loads(stats.stdout)["entries"] == 43
+    # the command's own --index wins
+    empty = tmp_path / "no-index"
+    own = runner.invoke(cli, ["--index", str(empty), "stats", "--format", "json", "--index", str(seed_index)])
+    assert json.loads(own.stdout)["entries"] == 43
+    missing = runner.invoke(cli, ["--index", str(empty), "stats"])
+    assert missing.exit_code == 1 and "no rulings index here" in missing.output
+
+
 def test_shield_counter_phrase_finds_six(runner, seed_index):
     hits = json.loads(run(runner, seed_index, "search", '"shield counter"', "--format", "json").stdout)
     assert len(hits) == 6

@@ -139,6 +139,26 @@ def test_or_not_and_minus(mtg_index):
     assert texts(mtg_index, '"landcycling OR kicker"') == []
 
 
+@pytest.mark.parametrize("only_exclusions", ["-reach", "NOT reach", "-reach -kicker", "NOT reach -kicker"])
+def test_a_query_of_only_exclusions_is_an_error_without_a_filter(mtg_index, only_exclusions):
+    """Nothing to rank: it listed arbitrary rulings at score 1.0 (a new user's finding, issue 20)."""
+    with pytest.raises(QueryError, match="only excludes"):
+        query.search(mtg_index, only_exclusions)
+
+
+def test_only_exclusions_with_a_filter_lists_what_the_filter_leaves(mtg_index):
+    every = query.search(mtg_index, None, query.Filters(lang="en"), limit=100)
+    left = query.search(mtg_index, "-reach", query.Filters(lang="en"), limit=100)
+    with_reach = "The creature can be blocked as normal by creatures with reach."
+    assert with_reach in [hit["text"] for hit in every]
+    assert sorted(hit["text"] for hit in left) == sorted(hit["text"] for hit in every if hit["text"] != with_reach)
+    assert [hit["date"] for hit in left] == sorted((hit["date"] for hit in left), reverse=True)   # newest first
+    assert {hit["score"] for hit in left} == {0.0}
+    # a negated filter alone is a filter: everything outside the set, newest first
+    outside = query.search(mtg_index, "-set:xln", limit=100)
+    assert outside and all("XLN" not in hit["sets"] for hit in outside)
+
+
 def test_filters_in_query(mtg_index):
     assert texts(mtg_index, "card:Ice draw") == ["Ice taps the permanent it targets and you draw a card."]
     assert set(texts(mtg_index, 'card:"fire / ice"')) == {

@@ -79,6 +79,7 @@ def search(words, mechanic, card, set_code, lang, since, until, limit, every_wor
       "can't be blocked"   a phrase (required)
       prolif*              words starting with prolif
       flying OR reach      either word;  NOT word  or  -word  excludes it
+                           (from what other words or a filter find)
       card:"Fire // Ice"   set:ONE  mechanic:proliferate  lang:en
       date:>=2019-01-01    filters (date also takes > < <= and 2019 or 2019-06);
                            -set:ONE excludes; filters select, never reorder;
