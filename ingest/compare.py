@@ -210,8 +210,9 @@ _ZH_ILLUSTRATIVE = [(inline, re.compile(p), None) for inline, p in [     # inlin
     (False, r"举例来说[^.。]*[.。]"),
 ]]
 _ZH_NUMBER = re.compile(r"(?<!第)[二三四五六七八九十两半]|一点|双倍|\d+")
-# a colour (CR 105.1) said by its character before 色 or a colour pair: 黑色, 白绿双色 (白 and 绿), 红蓝色
-_ZH_COLOUR = re.compile(r"[白蓝黑红绿](?=[白蓝黑红绿]{0,4}(?:[双两三]色|色))")
+# a colour (CR 105.1) said by its character before 色 or a colour pair: 黑色, 白绿双色 (白 and 绿), 红蓝色;
+# or after 反, the quality of protection and hexproof from a colour (CR 702.16, 702.11d): 反白保护, 反黑辟邪
+_ZH_COLOUR = re.compile(r"[白蓝黑红绿](?=[白蓝黑红绿]{0,4}(?:[双两三]色|色))|(?<=反)[白蓝黑红绿]")
 _ZH_NEGATION = re.compile(r"不|没|无(?!论)|未|非(?!瑞)")      # 非瑞人 is "Phyrexian", no negation
 _ZH_SOFT = frozenset("~的了之该此其已经都则就将也这所被个因在于时当你它们会他她仍和或与")
 _ZH_GENERIC = ("生物", "牌手", "咒语", "永久物", "衍生物", "异能", "神器", "结界", "地", "牌", "对手", "某")
@@ -495,7 +496,10 @@ def _hard_difference(fa: Form, fb: Form) -> tuple[Counter, Counter]:
     ta, tb = fa.tokens, fb.tokens
     soft = _ZH_SOFT if fa.zh else _en_soft_stems()
     spans: list[tuple[str, list[str], list[str], int]] = []
-    for i1, i2, j1, j2 in _chunks(ta, tb):
+    chunks = _chunks(ta, tb)
+    if _roles_swapped(ta, tb, chunks, soft):
+        return Counter({SWAPPED: 1}), Counter()
+    for i1, i2, j1, j2 in chunks:
         ha = [t for t in ta[i1:i2] if t not in soft]
         hb = [t for t in tb[j1:j2] if t not in soft]
         if not ha and not hb:
@@ -515,6 +519,33 @@ def _hard_difference(fa: Form, fb: Form) -> tuple[Counter, Counter]:
 
 
 MAY_DIFFER = frozenset(["referent", "alternation"])
+SWAPPED = "(roles swapped)"
+# between two swapped objects, words that make the swap say the same: "X dies at the same time as Y",
+# "X and Y", 与 / 和 / 或 / 同时
+_SYMMETRIC = frozenset(["and", "or", "same", "和", "与", "或", "及", "同"])
+
+
+def _roles_swapped(ta, tb, chunks: list[tuple[int, int, int, int]], soft: frozenset[str]) -> bool:
+    """True when two things changed places: "damage dealt to a Knight you control may become lethal if
+    ~ leaves" is not "damage dealt to ~ may become lethal if a Knight you control leaves" (英勇骑士 /
+    冬霜沼指挥官 in the real corpus). Either two spans cross (X against Y here, Y against X there), or the
+    words deleted in one place are those inserted in another in another order, with the card (``~``)
+    among them (it hopped over the others). Words that moved together keep their order and cancel (a
+    clause said earlier or later); a swap across "and", "or" or "at the same time as" says the same, and
+    soft words swapped (之 / 的) are wording."""
+    for n, (i1, i2, j1, j2) in enumerate(chunks):
+        for k1, k2, l1, l2 in chunks[n + 1:]:
+            a1, b1, a2, b2 = ta[i1:i2], tb[j1:j2], ta[k1:k2], tb[l1:l2]
+            hard = [tuple(t for t in span if t not in soft) for span in (a1, b1, a2, b2)]
+            named = [bool(h) or PLACEHOLDER in span for h, span in zip(hard, (a1, b1, a2, b2))]
+            crossed = all(named) and (hard[0], hard[1]) == (hard[3], hard[2])
+            hopped = (not b1 and not a2 and a1 != b2 and sorted(a1) == sorted(b2) and PLACEHOLDER in a1) or \
+                     (not a1 and not b2 and b1 != a2 and sorted(b1) == sorted(a2) and PLACEHOLDER in b1)
+            words = set(a1 + b1 + a2 + b2)
+            if (crossed or hopped) and words - soft - {PLACEHOLDER} \
+                    and not _SYMMETRIC.intersection(words.union(ta[i2:k1])):
+                return True
+    return False
 SLIP_TOKENS = 1            # a slip: at most this many hard tokens each side (fitted likewise)
 SLIP_CONTEXT = 12          # in rulings of at least this many tokens
 

@@ -15,11 +15,13 @@ placeholder, ``~``, so that the same ruling printed for two cards can match.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Iterable
 
 from rulings.ingest.controls import without_controls
@@ -40,6 +42,15 @@ CARD_PLACEHOLDER = "~"
 # Chinese rules words that also occur inside card names; never masked on their own.
 _ZH_GENERIC = frozenset("""生物 异能 咒语 神器 结界 永久物 衍生物 牌手 对手 战场 坟墓 坟墓场 玩家 伤害 生命
 指示物 法术 法术力 武具 灵气 鹏洛客 地 触发 起动 进战场 所有 目标 守护 力量 防御力 本身 其他 一个""".split())
+
+
+@lru_cache(maxsize=1)
+def _zh_subtypes() -> frozenset[str]:
+    """Chinese subtypes that are rules words inside a card name (坏物鬼怪's 鬼怪 is "Goblin", CR 205.3m), from
+    ingest/data/zh_types.json (scripts/derive_zh_types.py). A planeswalker's subtype is left out: it is the
+    character's name (杰斯, CR 205.3j), which a ruling also calls its card by."""
+    table = json.loads((Path(__file__).parent / "data" / "zh_types.json").read_text(encoding="utf-8"))
+    return frozenset(table["types"]) - frozenset(table["planeswalker_types"])
 
 
 @dataclass
@@ -135,7 +146,8 @@ def mask_card(folded: str, card: str | None, original: str = "") -> str:
     rules word), and for titled names ("Daxos of Meletis", "Ruric Thar the Unbowed")
     where the original text writes it capitalised. Chinese names
     are replaced as they stand, then every run of 2+ of their characters left in
-    the text (the personal name of a titled card) unless the run is a rules word.
+    the text (the personal name of a titled card) unless the run is a rules word or a subtype
+    other than a planeswalker's (坏物鬼怪's 鬼怪 is "Goblin", not the card: _zh_subtypes()).
     """
     names = card_names(card)
     for name in names:
@@ -168,7 +180,7 @@ def _mask_name_runs(text: str, name: str) -> str:
         for length in range(len(part) - 1, 1, -1):
             for start in range(len(part) - length + 1):
                 run = part[start:start + length]
-                if run in text and run not in _ZH_GENERIC and _CJK.match(run):
+                if run in text and run not in _ZH_GENERIC and run not in _zh_subtypes() and _CJK.match(run):
                     text = text.replace(run, CARD_PLACEHOLDER)
     return text
 

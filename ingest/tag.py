@@ -146,6 +146,28 @@ def _zh_names() -> frozenset[str]:
     return frozenset(z for m in vocabulary() for z in m.zh)
 
 
+@lru_cache(maxsize=1)
+def _zh_card_names_holding() -> dict[str, tuple[str, ...]]:
+    """{a mechanic's Chinese name: the Chinese card names that hold it but are not it}, longest first:
+    预示 ("foretell") -> 预示成真 (As Foretold). From ingest/data/zh_card_names.json (MTGJSON's foreignData)."""
+    raw = json.loads(resources.files("rulings.ingest").joinpath("data/zh_card_names.json").read_text("utf-8"))
+    names = {matching_text(name) for by_set in raw.values() for name in by_set}
+    return {z: tuple(sorted((n for n in names if z in n and n != z), key=len, reverse=True))
+            for z in map(matching_text, _zh_names())}
+
+
+def _in_zh_card_name(text: str, start: int, end: int) -> bool:
+    """True when the Chinese name at text[start:end] lies inside another card's Chinese name written there
+    (a card name never makes a tag: tag-guidelines.md)."""
+    for name in _zh_card_names_holding().get(text[start:end], ()):
+        at = text.find(name, max(0, start - len(name) + (end - start)), end + len(name))
+        while 0 <= at <= start:
+            if at + len(name) >= end:
+                return True
+            at = text.find(name, at + 1, end + len(name))
+    return False
+
+
 def matching_text(text: str) -> str:
     """NFKC (full-width letters, digits and signs to ASCII), straight quotes, ASCII dashes; case kept."""
     return unicodedata.normalize("NFKC", text).translate(_QUOTES)
@@ -272,6 +294,8 @@ def _chinese(matcher: _Matcher, text: str) -> bool:
         return False
     for hit in matcher.zh.finditer(text):
         start, end = hit.span()
+        if _in_zh_card_name(text, start, end):
+            continue
         if not matcher.zh_keyword_only:
             return True
         if _ZH_AFTER.match(text[end:end + 4]):

@@ -24,21 +24,25 @@ import docx
 ROOT = Path(__file__).resolve().parent.parent
 NOTES = Path("realdata/zh-cn-release-notes-athenacykes/release_notes")
 _CARD_TYPES = "(?:神器|结界|生物|地|鹏洛客|瞬间|法术|部族|战役|时空|异象|魔王|阴谋)"
-_TYPE_LINE = re.compile(f"^(?:传奇|基本|雪境|世界|持续)*{_CARD_TYPES}+～(.+)$")
+_TYPE_LINE = re.compile(f"^(?:传奇|基本|雪境|世界|持续)*({_CARD_TYPES}+)～(.+)$")
 MIN_CHARS = 1
 
 
-def subtypes(paragraphs: list[str]) -> Counter:
-    """{subtype: type lines printing it} of the type-line paragraphs among ``paragraphs``."""
-    found = Counter()
+def subtypes(paragraphs: list[str]) -> tuple[Counter, set[str]]:
+    """({subtype: type lines printing it}, the planeswalker subtypes among them) of the type-line
+    paragraphs among ``paragraphs``. A planeswalker's subtype is its character's name (CR 205.3j:
+    Jace, 杰斯), which a ruling also calls the card by."""
+    found, planeswalkers = Counter(), set()
     for text in paragraphs:
         line = _TYPE_LINE.match(text.strip())
         if line:
-            for name in re.split(r"[／/]", line.group(1)):
+            for name in re.split(r"[／/]", line.group(2)):
                 name = name.strip()
                 if len(name) >= MIN_CHARS and re.fullmatch(r"[\u4e00-\u9fff]+", name):
                     found[name] += 1
-    return found
+                    if "鹏洛客" in line.group(1):
+                        planeswalkers.add(name)
+    return found, planeswalkers
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,12 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     documents = sorted((args.shared / NOTES).glob("*.docx"))
     if not documents:
         parser.error(f"{args.shared / NOTES}: no Chinese release notes (.docx) there; {args.out} left as it is")
-    found = Counter()
+    found, planeswalkers = Counter(), set()
     for path in documents:
-        found += subtypes([p.text for p in docx.Document(str(path)).paragraphs])
+        counts, names = subtypes([p.text for p in docx.Document(str(path)).paragraphs])
+        found += counts
+        planeswalkers |= names
     rows = sorted(found.items(), key=lambda row: (-row[1], row[0]))
-    args.out.write_text(json.dumps({"types": [name for name, _ in rows]}, ensure_ascii=False, indent=0) + "\n",
-                        encoding="utf-8")
+    table = {"types": [name for name, _ in rows], "planeswalker_types": sorted(planeswalkers)}
+    args.out.write_text(json.dumps(table, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
     print(f"{args.out}: {len(rows)} Chinese subtypes")
     return 0
 

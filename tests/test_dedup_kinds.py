@@ -493,8 +493,8 @@ def test_derive_script_reproduces_the_committed_chinese_types(shared, tmp_path):
     out = tmp_path / "zh_types.json"
     assert derive.main(["--shared", str(shared), "--out", str(out)]) == 0
     assert out.read_text(encoding="utf-8") == (root / "ingest/data/zh_types.json").read_text(encoding="utf-8")
-    assert derive.subtypes(["传奇生物～人类／法术师", "结界～灵气", "生物～鸟", "如果某个生物～"]) == {
-        "人类": 1, "法术师": 1, "灵气": 1, "鸟": 1}
+    lines = ["传奇生物～人类／法术师", "结界～灵气", "生物～鸟", "如果某个生物～", "传奇鹏洛客～杰斯"]
+    assert derive.subtypes(lines) == ({"人类": 1, "法术师": 1, "灵气": 1, "鸟": 1, "杰斯": 1}, {"杰斯"})
     with pytest.raises(SystemExit):
         derive.main(["--shared", str(tmp_path / "nothing"), "--out", str(out)])
 
@@ -565,3 +565,50 @@ def test_a_keywords_trigger_is_its_triggered_ability():
     assert not verdict(madness.format(t="trigger"), madness.format(t="ability")).same
     # the verb is left as it is
     assert compare._keyword_triggers("madness triggers when you discard it") == "madness triggers when you discard it"
+
+
+def test_a_creature_type_inside_a_chinese_card_name_is_not_the_card():
+    # fresh pair L0017: 坏物鬼怪's ruling says 鬼怪 ("Goblins"), the other card's says 其他吸血鬼 ("other Vampires")
+    rule = ("由于标记在生物上的伤害要到回合结束时才会移除，因此由你操控的{t}受到之非致命伤害，"
+            "可能会因为在该回合中{c}离开战场而变成致命伤害。")
+    assert mask_card(fold(rule.format(t="鬼怪", c="坏物鬼怪")), "坏物鬼怪") == fold(rule.format(t="鬼怪", c="~"))
+    assert not verdict(rule.format(t="其他吸血鬼", c="切望血领"), rule.format(t="鬼怪", c="坏物鬼怪"),
+                       "切望血领", "坏物鬼怪").same
+    assert verdict(rule.format(t="鬼怪", c="坏物鬼怪"), rule.format(t="鬼怪", c="鬼怪酋长"),
+                   "坏物鬼怪", "鬼怪酋长").same
+    # a planeswalker's subtype is its character's name, which a ruling calls its card by
+    assert mask_card(fold("薇薇安的第一个异能"), "神弓游侠薇薇安") == "~的第一个异能"
+
+
+def test_a_chinese_colour_after_fan_is_a_guard():
+    # fresh pair L0059: 反白辟邪 is "hexproof from white", 反黑辟邪 "from black" (CR 702.11d); 反绿保护 protection
+    rule = "如果有效应注明某生物失去辟邪异能，或能视同不具辟邪异能地被指定为目标，则此效应也会对反{c}辟邪生效。"
+    assert not verdict(rule.format(c="白"), rule.format(c="黑")).same
+    reworded = rule.format(c="白").replace("能视同", "能被视同").replace("地被指定", "地指定")
+    assert verdict(rule.format(c="白"), reworded).same
+    assert not verdict("具有反绿保护的生物不能被绿色生物阻挡。", "具有反红保护的生物不能被红色生物阻挡。").same
+
+
+def test_the_card_and_another_object_swapped_between_two_places_is_another_ruling():
+    # real corpus: 英勇骑士 (damage dealt to Knights you control may become lethal if ~ leaves) had merged
+    # with 冬霜沼指挥官 (damage dealt to ~ may become lethal if a Knight you control leaves)
+    zh = ("由于标记在生物上的伤害要到回合结束时才会移除，因此{a}受到之非致命伤害，"
+          "可能会因为在该回合中{b}离开战场而变成致命伤害。")
+    knights = "由你操控的骑士"
+    assert not verdict(zh.format(a=knights, b="英勇骑士"), zh.format(a="冬霜沼指挥官", b=knights),
+                       "英勇骑士", "冬霜沼指挥官").same
+    en = "Nonlethal damage dealt to {a} may become lethal if {b} leaves the battlefield during that turn."
+    assert not verdict(en.format(a="another Knight you control", b="Valiant Knight"),
+                       en.format(a="Frostmarsh Commander", b="another Knight you control"),
+                       "Valiant Knight", "Frostmarsh Commander").same
+    # a swap across "at the same time as" or "and" says the same (Murder of Crows / Demon of Dark Schemes)
+    assert verdict("If another creature dies at the same time as Murder of Crows, its last ability triggers.",
+                   "If Demon of Dark Schemes dies at the same time as another creature, its last ability triggers.",
+                   "Murder of Crows", "Demon of Dark Schemes").same
+    assert verdict("Each time ~ and another creature deal combat damage, you gain 1 life.",
+                   "Each time another creature and ~ deal combat damage, you gain 1 life.").same
+    # words moved together, the card among them, cancel: a clause said earlier or later
+    assert verdict("You draw a card if ~ dies this turn, and you lose 1 life.",
+                   "If ~ dies this turn, you draw a card, and you lose 1 life.").same
+    # one referent alone is still the subject named another way
+    assert verdict(zh.format(a=knights, b="英勇骑士"), zh.format(a=knights, b="该生物"), "英勇骑士", None).same

@@ -370,3 +370,16 @@ def test_chinese_protection_from_a_quality_is_protection():
     assert "protection" in mechanics_in("该生物具有反绿或反白保护，直到回合结束。")
     # 反击 is "counter" (a spell countered), never the protection template
     assert "protection" not in mechanics_in("如果该咒语被反击，则其他咒语都不会受影响。")
+
+
+@pytest.mark.parametrize("text, card, expected", [
+    # 预示成真 is the card As Foretold, not foretell (预示); seen on a real MH3 ruling of 司兽维齐尔
+    ("你还可以支付替代性费用，例如化身费用或预示成真之效应的费用。", "司兽维齐尔", ()),
+    ("预示成真的效应可以让你施放牌。", "", ()),
+    ("大通联仆从的异能不会触发。", "", ()),              # 大通联仆从 holds 通联 (splice)
+    # the mechanic beside the card name is still found
+    ("预示成真的效应不能用来支付预示费用。", "", ("foretell",)),
+    ("具有预示异能的牌被预示后，预示成真不会受影响。", "", ("foretell",)),
+])
+def test_a_chinese_card_name_holding_a_mechanic_name_makes_no_tag(text, card, expected):
+    assert mechanics_in(text, [card] if card else []) == expected
