@@ -404,14 +404,19 @@ def covered_spans(keys: list[tuple[str, ...]]) -> list[tuple[int, int, tuple]]:
 
 def mechanic_spans(units: list[tuple[str, bool]]) -> list[tuple[int, int, str]]:
     """(first unit, end unit, mechanic id) of each run of up to three units naming a mechanic: its id,
-    printed name (any inflection of its words) or a Chinese name."""
+    printed name (any inflection of its words) or a Chinese name; also a one-word name written as two
+    English words, the first inflected ("flashed back", "life link": flashback, lifelink)."""
     names = _mechanic_names()
 
     def named(start: int, end: int) -> str | None:
         words = units[start:end]
-        key = "".join(w for w, _ in words) if all(z for _, z in words) else \
-            " ".join(stem(fold(w)) for w, _ in words)
-        return names.get(key)
+        if all(z for _, z in words):
+            return names.get("".join(w for w, _ in words))
+        stems = [stem(fold(w)) for w, _ in words]
+        found = names.get(" ".join(stems))
+        if found is None and len(stems) == 2 and not any(z for _, z in words):
+            found = names.get(stems[0] + fold(words[1][0]))
+        return found
     return longest_spans(len(units), 3, named)
 
 

@@ -686,6 +686,7 @@ def _units(searcher, made_by, words: list[tuple[str, bool]], vocabulary: dict[st
                 found = _word_clauses(made_by)[word, empty] = _field_terms(made_by, word, empty)
             found = [q for q in found if not (isinstance(q, Term) and q.fieldname == "mechanics"
                                               and not q.text[:1].isalnum())]
+            found = _without_common_card_word(searcher, found)
             if not found:
                 continue
             clause = Or(list(found))
@@ -695,6 +696,21 @@ def _units(searcher, made_by, words: list[tuple[str, bool]], vocabulary: dict[st
                                     bestmatch.FUNCTION_WEIGHT if function else 1.0, not function,
                                     bestmatch.idf(searcher, clause), chinese, word))
     return units
+
+
+def _without_common_card_word(searcher, found: list[Query]) -> list[Query]:
+    """A word's field terms without its ``cards`` term when the texts use the word far more often than
+    card names do (more than CARD_WORD_SHARE times as many entries): "go to graveyard" ranked every
+    ruling of Graveyard Busybody first, "left" those of It That Gets Left Hanging. A card named in full
+    is found by its name (bestmatch.own_card_spans), and a rare word (Busybody) keeps its card term."""
+    text = next((q for q in found if isinstance(q, Term) and q.fieldname == "text"), None)
+    card = next((q for q in found if isinstance(q, Term) and q.fieldname == "cards"), None)
+    if text is None or card is None:
+        return found
+    if searcher.doc_frequency("text", text.text) <= bestmatch.CARD_WORD_SHARE * searcher.doc_frequency(
+            "cards", card.text):
+        return found
+    return [q for q in found if q is not card]
 
 
 def _expanded_clause(word: str, empty: frozenset[str], index_dir: Path | None,

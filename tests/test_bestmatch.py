@@ -292,6 +292,33 @@ def test_the_name_tables_are_what_the_vocabulary_gives_today():
     assert table["cards"]["lifecrafter's gift"] == ["铸生匠赋礼"]
 
 
+@pytest.mark.parametrize("words, expected", [
+    (["flashed", "back"], [(0, 2, "flashback")]), (["flash", "back"], [(0, 2, "flashback")]),
+    (["flashing", "back", "a", "spell"], [(0, 2, "flashback")]), (["life", "link"], [(0, 2, "lifelink")]),
+    (["flash"], [(0, 1, "flash")]), (["jump", "started"], [(0, 2, "jump-start")]),
+    (["back", "flash"], [(1, 2, "flash")]),              # only in the order of the name
+])
+def test_a_one_word_mechanic_written_as_two_words(words, expected):
+    """"flashed back" found flash rulings (a new user's finding, issue 20)."""
+    assert bestmatch.mechanic_spans([(w, False) for w in words]) == expected
+
+
+def test_flashed_back_finds_flashback_rulings(real_index):
+    found = hits(real_index, "flashed back", limit=10)
+    assert len(found) == 10 and all("flashback" in h["mechanics"] for h in found)
+
+
+def test_a_common_word_in_a_card_name_does_not_rank_that_cards_rulings_first(real_index):
+    """"left" ranked It That Gets Left Hanging's rulings first, on its card name alone (a new user's finding,
+    issue 20); the rare word of a name and the name in full still find the card's rulings."""
+    left = hits(real_index, "left", limit=10)
+    assert left[0]["cards"] != ["It That Gets Left Hanging"]
+    assert re.search(r"\bleft\b|\bleav", left[0]["text"], re.I)
+    for text in ("Busybody", "Graveyard Busybody"):
+        assert all(h["cards"] == ["Graveyard Busybody"] for h in hits(real_index, text, limit=3))
+    assert hits(real_index, "It That Gets Left Hanging", limit=1)[0]["cards"] == ["It That Gets Left Hanging"]
+
+
 def test_entries_holding_only_function_words_are_no_match(real_index):
     """'what is proliferate' listed 1,756 entries holding only 'what' or 'is' (score 0) before the
     Chinese proliferate rulings."""
