@@ -536,16 +536,25 @@ def _roles_swapped(ta, tb, chunks: list[tuple[int, int, int, int]], soft: frozen
     for n, (i1, i2, j1, j2) in enumerate(chunks):
         for k1, k2, l1, l2 in chunks[n + 1:]:
             a1, b1, a2, b2 = ta[i1:i2], tb[j1:j2], ta[k1:k2], tb[l1:l2]
-            hard = [tuple(t for t in span if t not in soft) for span in (a1, b1, a2, b2)]
-            named = [bool(h) or PLACEHOLDER in span for h, span in zip(hard, (a1, b1, a2, b2))]
-            crossed = all(named) and (hard[0], hard[1]) == (hard[3], hard[2])
-            hopped = (not b1 and not a2 and a1 != b2 and sorted(a1) == sorted(b2) and PLACEHOLDER in a1) or \
-                     (not a1 and not b2 and b1 != a2 and sorted(b1) == sorted(a2) and PLACEHOLDER in b1)
+            if a1 and b1 and a2 and b2:         # crossed: X against Y here, Y against X there
+                hard = [tuple(t for t in span if t not in soft) for span in (a1, b1, a2, b2)]
+                if not all(h or PLACEHOLDER in span for h, span in zip(hard, (a1, b1, a2, b2))) \
+                        or (hard[0], hard[1]) != (hard[3], hard[2]):
+                    continue
+            elif a1 and b2 and not b1 and not a2:   # hopped: deleted here, inserted there in another order
+                if len(a1) != len(b2) or a1 == b2 or PLACEHOLDER not in a1 or sorted(a1) != sorted(b2):
+                    continue
+            elif b1 and a2 and not a1 and not b2:
+                if len(b1) != len(a2) or b1 == a2 or PLACEHOLDER not in b1 or sorted(b1) != sorted(a2):
+                    continue
+            else:
+                continue
             words = set(a1 + b1 + a2 + b2)
-            if (crossed or hopped) and words - soft - {PLACEHOLDER} \
-                    and not _SYMMETRIC.intersection(words.union(ta[i2:k1])):
+            if words - soft - {PLACEHOLDER} and not _SYMMETRIC.intersection(words.union(ta[i2:k1])):
                 return True
     return False
+
+
 SLIP_TOKENS = 1            # a slip: at most this many hard tokens each side (fitted likewise)
 SLIP_CONTEXT = 12          # in rulings of at least this many tokens
 
@@ -673,6 +682,8 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
     if _target_of_definite(zh, ta, i1, ha, hb) or _target_of_definite(zh, tb, j1, hb, ha):
         return "referent"
     if _this_way(zh, ta, i1, i2, tb, j1, j2) or _this_way(zh, tb, j1, j2, ta, i1, i2):
+        return "referent"
+    if _same_object_described(zh, ta, i1, i2, tb, j1, j2):
         return "referent"
     if not zh and {tuple(ha), tuple(hb)} <= _MODAL_SWAP and ha != hb:
         return "alternation"
@@ -851,6 +862,49 @@ _ZH_REFERENT = re.compile(
     r"(?:某|一|每)?(?:个|一)?(?:所|被|受)?(?:放逐|结附|装备|所选|选择|复制|原版|影响|移回|佩带此武具|佩带该武具|"
     r"触发式|起动式|静止式)?的?"
     r"(?:衍生物|复制品|生物|永久物|牌|咒语|神器|结界|鹏洛客|徽记|异能)")
+
+
+# The object a ruling is about, described by what happened to it or pointed at: "the affected creature",
+# "the enchanted creature", "that creature" (受影响的生物, 所结附的生物, 该生物). "Affected" or a pointer on
+# one side names the same object as any of them on the other; "enchanted" against "equipped" (an Aura's
+# creature, an Equipment's) is left to the words.
+_EN_DESCRIBED = {"affect": "affected", "enchant": "enchanted", "equip": "equipped", "that": "pointer",
+                 "this": "pointer", "the": "pointer"}
+_ZH_DESCRIBED = re.compile(r"(?:该|此|这|其)?(?:(?P<affected>受|被)影响|所?(?P<enchanted>结附)|所?(?P<equipped>装备))?"
+                           r"的?(?P<head>生物|永久物)")
+_EN_HEADS = frozenset(["creatur", "perman"])
+
+
+def _described(zh: bool, tokens, start: int, end: int) -> tuple[str, str] | None:
+    """(how, head) when tokens[start:end] and the words after it up to a head noun describe the object
+    (_EN_DESCRIBED, _ZH_DESCRIBED), else None."""
+    if zh:
+        rest = "".join(tokens[start:end + 3])
+        phrase = "".join(tokens[start:end])
+        for head in ("生物", "永久物"):
+            at = rest.find(head, len(phrase))
+            if at < 0:
+                continue
+            found = _ZH_DESCRIBED.fullmatch(rest[:at + len(head)])
+            if found and (phrase or found.group(0) != head):
+                how = next((k for k in ("affected", "enchanted", "equipped") if found.group(k)), "pointer")
+                return how, head
+        return None
+    words = list(tokens[start:end + 1])
+    if start > 0 and (not words or _EN_DESCRIBED.get(words[0]) != "pointer"):
+        words.insert(0, tokens[start - 1])          # the article before the span
+    if len(words) < 2 or words[-1] not in _EN_HEADS or not all(w in _EN_DESCRIBED for w in words[:-1]):
+        return None
+    described = [_EN_DESCRIBED[w] for w in words[:-1] if _EN_DESCRIBED[w] != "pointer"]
+    return (described[0] if len(described) == 1 else "pointer" if not described else "many"), words[-1]
+
+
+def _same_object_described(zh: bool, ta, i1: int, i2: int, tb, j1: int, j2: int) -> bool:
+    """"The enchanted creature" against "the affected creature" or "that creature": the same object."""
+    a, b = _described(zh, ta, i1, i2), _described(zh, tb, j1, j2)
+    if a is None or b is None or a[1] != b[1] or "many" in (a[0], b[0]):
+        return False
+    return bool({a[0], b[0]} & {"affected", "pointer"})
 
 
 def _keyword_for(ta, i1: int, i2: int, tb, j1: int, j2: int) -> bool:

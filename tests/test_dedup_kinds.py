@@ -612,3 +612,19 @@ def test_the_card_and_another_object_swapped_between_two_places_is_another_rulin
                    "If ~ dies this turn, you draw a card, and you lose 1 life.").same
     # one referent alone is still the subject named another way
     assert verdict(zh.format(a=knights, b="英勇骑士"), zh.format(a=knights, b="该生物"), "英勇骑士", None).same
+
+
+def test_the_affected_creature_is_the_enchanted_creature_or_that_creature():
+    # fresh pairs L0046 (所结附的生物 / 受影响的生物) and J0029 (该生物 / 受影响的生物);
+    # the "the enchanted creature"
+    zh = "{s}原本所具有的颜色和生物类别都会被~盖掉。它就只是一个绿色麋鹿。该生物会保留其拥有的超类别（例如传奇）。"
+    assert verdict(zh.format(s="所结附的生物"), zh.format(s="受影响的生物")).same
+    assert verdict(zh.format(s="该生物"), zh.format(s="受影响的生物")).same
+    assert not verdict(zh.format(s="所结附的生物"), zh.format(s="所装备的生物")).same      # an Aura's, an Equipment's
+    assert not verdict(zh.format(s="该生物"), zh.format(s="目标生物")).same
+    en = "If {s} changes controllers, it still doesn't untap during its controller's untap step."
+    assert verdict(en.format(s="the enchanted creature"), en.format(s="the affected creature")).same
+    assert verdict(en.format(s="that creature"), en.format(s="the affected creature")).same
+    assert not verdict(en.format(s="the enchanted creature"), en.format(s="the equipped creature")).same
+    assert not verdict(en.format(s="the enchanted creature"), en.format(s="a creature")).same
+    assert not verdict(en.format(s="that creature"), en.format(s="each creature")).same
