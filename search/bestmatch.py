@@ -209,8 +209,12 @@ def items(text: str) -> Items:
     ``word^2``) and for a field we do not have (``text:flying``). A symbol or P/T modifier typed
     (``{T}``, ``+1/+1``) is required in a short query (at most SHORT_QUERY words: "+1/+1 counter dies"
     never brings -1/-1 rulings); in a longer one, a question ("do creatures I cast later get the
-    +2/+0 too?"), it is one of its words, the rarest kind, and never matches another modifier."""
+    +2/+0 too?"), it is one of its words, the rarest kind, and never matches another modifier. A quote
+    left open (``"deathtouch trample``) is a stray character, not a phrase to the end of the query."""
     words, required, selectors, precise, signed = [], [], [], [], False
+    if text.count('"') % 2:
+        at = text.rindex('"')
+        text = text[:at] + text[at + 1:]
     found = list(_ITEM.finditer(text))
     signs = _operator_signs(found)
     for number, match in enumerate(found):

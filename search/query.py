@@ -170,7 +170,8 @@ def _valid_date(text: str) -> bool:
 
 
 def filter_query(filters: Filters) -> Query:
-    """The Whoosh query selecting entries that pass every filter (Every() when none)."""
+    """The Whoosh query selecting entries that pass every filter (Every() when none); raises QueryError
+    for a since or until that is not a real date, a month or a year (``2019-13``, ``soon``)."""
     parts: list[Query] = [Term("mechanics", mechanic_id(m)) for m in filters.mechanics]
     if filters.card:
         parts.append(card_filter(filters.card))
@@ -178,6 +179,10 @@ def filter_query(filters: Filters) -> Query:
         parts.append(set_filter(filters.set_code))
     if filters.lang:
         parts.append(lang_filter(filters.lang))
+    for name, value in (("since", filters.since), ("until", filters.until)):
+        if value and not (isinstance(value, str) and _DATE_VALUE.fullmatch(value) and value[:1].isdigit()
+                          and _valid_date(value)):
+            raise QueryError(f"{name} {value!r} is not a date; give YYYY-MM-DD, a month YYYY-MM or a year YYYY")
     if filters.since or filters.until:
         parts.append(DateRange("dates", filters.since or _MIN_DATE, (filters.until or "9999") + "\uffff"))
     if not parts:

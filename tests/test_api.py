@@ -373,3 +373,23 @@ def test_commands_call_only_the_front_door(path):
         elif isinstance(node, ast.Import):
             ours |= {alias.name for alias in node.names if alias.name.startswith("rulings")}
     assert {name for name in ours if not name.startswith(COMMAND_IMPORTS)} == set()
+
+
+@pytest.mark.parametrize("bad", ["2019-13", "garbage", "2019-02-30", "20190101", "2019-1", ""])
+def test_search_refuses_a_since_or_until_that_is_no_date(index, bad):
+    """Index.search(since='2019-13') quietly read 2020-01 and 'garbage' found nothing, where the CLI,
+    ``date:`` and /api/search refuse (a new user's finding)."""
+    if not bad:      # empty is no filter, as None
+        assert index.search("proliferate", since=bad) == index.search("proliferate")
+        return
+    for name in ("since", "until"):
+        with pytest.raises(rulings.QueryError, match=f"{name} '{bad}' is not a date"):
+            index.search("proliferate", **{name: bad})
+
+
+def test_search_since_and_until_take_a_year_a_month_or_a_day(index):
+    dated = {hit["id"] for hit in index.search("proliferate", limit=100) if hit["dates"]}
+    assert len(dated) == 5
+    for since in ("2000", "2000-01", "2000-01-01"):
+        assert {hit["id"] for hit in index.search("proliferate", since=since, limit=100)} == dated
+    assert index.search("proliferate", until="1999-12", limit=100) == []

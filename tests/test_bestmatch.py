@@ -432,3 +432,13 @@ def test_a_modifier_with_x_is_never_a_sign(real_index):
         found = hits(real_index, modifier, limit=100_000)
         assert found and all(modifier.lower() in h["text"].lower() for h in found), modifier
     assert hits(real_index, "-X/-X -flying", limit=100_000)
+
+
+@pytest.mark.parametrize("text", ['"deathtouch trample', 'deathtouch trample"', 'deathtouch "trample'])
+def test_a_quote_left_open_is_a_stray_character(real_index, text):
+    """'"deathtouch trample' searched the phrase "deathtouch trample" and found nothing (a new user's finding)."""
+    assert bestmatch.items(text).words == ["deathtouch", "trample"] and bestmatch.items(text).required == []
+    closed = [h["id"] for h in hits(real_index, "deathtouch trample", limit=5)]
+    assert [h["id"] for h in hits(real_index, text, limit=5)] == closed != []
+    # a closed phrase is still one
+    assert bestmatch.items('"can\'t be blocked" flying"').required == ['"can\'t be blocked"']

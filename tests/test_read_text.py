@@ -49,3 +49,21 @@ def test_cp1252_and_utf16_read(tmp_path):
         doc.write_bytes(text.encode(encoding))
         rulings = read_file(doc).rulings
         assert [r.text for r in rulings] == ["It can’t be blocked — ever."]
+
+
+@pytest.mark.parametrize("layout, lines, kept", [
+    ("Rulings", ["• 2019-13-45", "• 0000-00-00", "• 2019-02-29"], "• 2020-02-29"),
+    ("Lightning Bolt", ["31/02/2019", "45/13/2019", "00/01/2019"], "29/02/2020"),
+])
+def test_a_date_line_that_is_no_real_date_keeps_its_ruling_undated_with_a_warning(tmp_path, layout, lines, kept):
+    """They were ingested with dates such as 2019-13-45 and 2019-02-31, no warning (a new user's finding)."""
+    from rulings.ingest.dates import INVALID_DATE
+    body = [layout]
+    for n, line in enumerate(lines + [kept]):
+        body += [line, f"Ruling number {n} about blocking."]
+    path = tmp_path / "page.txt"
+    path.write_text("\n".join(body) + "\n", encoding="utf-8")
+    rulings = read_file(path).rulings
+    assert [r.text for r in rulings] == [f"Ruling number {n} about blocking." for n in range(4)]
+    assert [r.date for r in rulings] == [None, None, None, "2020-02-29"]
+    assert [r.warnings for r in rulings] == [(INVALID_DATE,)] * 3 + [()]

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Iterator
 
+from rulings.ingest.dates import source_date
 from rulings.ingest.errors import NoRulings
 from rulings.ingest.model import Ruling, Source
 from rulings.ingest.readers import limits
@@ -73,16 +74,22 @@ def _dmy(m: re.Match) -> str:
 
 
 def _dated_blocks(lines, date_re, to_iso, source, card) -> Iterator[Ruling]:
-    date, body, position = None, [], 0
+    """The rulings after each date line. A date line that is no real date (``• 2019-13-45``,
+    ``31/02/2019``) keeps its ruling undated with the warning ``dates.INVALID_DATE``, as the JSON
+    readers do."""
+    dated, date, warnings, body, position = False, None, (), [], 0
     for line in lines + ["\x00end"]:
         m = date_re.match(line)
         if m or line == "\x00end":
-            if body and date is not None:
+            if body and dated:
                 yield Ruling(text=" ".join(body), source=source, position=position,
-                             date=date, card=card)
+                             date=date, card=card, warnings=warnings)
                 position += 1
-            date, body = (to_iso(m) if m else None), []
-        elif line.strip() and date is not None:
+            dated, body = m is not None, []
+            if m:
+                parsed, warnings = source_date(to_iso(m))
+                date = parsed.iso if parsed else None
+        elif line.strip() and dated:
             body.append(line.strip())
 
 
