@@ -196,8 +196,15 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     (r"任何", ""),
     # a trailing purpose clause that adds nothing: 才能施放此牌 ("in order to cast this card")
     (r"[,，]?才(?:能|可以)施放(?:此|该)(?:牌|咒语)(?=[.。]|$)", ""),
+    # "too late to respond" (来不及去回应) is "can't respond": no player may act (CR 117.3)
+    (r"来不及", "无法"),
     (r"无法", "不能"),
     (r"并非", "不是"),
+    # the written adverb 均 ("all", "both") is 都, a soft word; 哪些 ("which") written 那些, a common variant
+    (r"(?<!平)均(?=[已会可能不将为是要在])", "都"),
+    (r"哪(?=些|个|一)", "那"),
+    # the proliferate template's two generations: 其操控者选择 / 其操控者已着手选择 ("has begun to choose")
+    (r"已?着手(?=选择|决定)", ""),
     (r"选择", "选"),      # "choose" said in two characters or one (所选择的 / 所选)
     # "merely" (它只是改变… "it merely changes") is not "only" (只能, 只会: "can only", a guard)
     (r"只是", "是"),

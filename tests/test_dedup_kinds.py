@@ -628,3 +628,17 @@ def test_the_affected_creature_is_the_enchanted_creature_or_that_creature():
     assert not verdict(en.format(s="the enchanted creature"), en.format(s="the equipped creature")).same
     assert not verdict(en.format(s="the enchanted creature"), en.format(s="a creature")).same
     assert not verdict(en.format(s="that creature"), en.format(s="each creature")).same
+
+
+def test_the_chinese_respond_to_proliferate_ruling_is_one_entry():
+    # the example: four Chinese "players can respond to proliferate" rulings listed apart;
+    # 来不及 ("too late") / 无法, 均 / 就 (soft adverbs), 哪些 / 那些, 已着手选择 / 选择
+    old = ("牌手可以回应效应中包含了增殖的咒语或异能。不过，一旦该咒语或异能开始结算，并且其操控者选择那些永久物"
+           "与牌手将新得到指示物，则任何牌手均已无法去回应此事。")
+    new = ("牌手可以回应效应中包含增殖的咒语或异能。不过，一旦该咒语或异能开始结算，并且其操控者已着手选择哪些永久物"
+           "与牌手将得到新的指示物，则任何牌手就已{s}去回应此事。")
+    assert verdict(new.format(s="来不及"), new.format(s="无法")).same
+    assert verdict(old, new.format(s="来不及")).same
+    # a negation against none is still a guard
+    assert not verdict(old, old.replace("均已无法去回应", "均可以回应")).same
+    assert compare.compare_form("平均分配").tokens == tuple("平均分配")          # 平均 ("evenly") is no 都
