@@ -391,3 +391,17 @@ def test_html_split_needs_html_and_a_grouping(runner, small_index, tmp_path):
                                  str(small_index / "pages"), "--index", str(small_index)])
     assert inside.exit_code == 1 and "lies inside the index folder" in inside.stderr
     assert not (small_index / "pages").exists()
+
+
+@pytest.mark.parametrize("name, first", [
+    ("rulings.csv", "id,text,lang"), ("rulings.JSON", "["), ("rulings.md", "# Rulings"),
+    ("rulings.html", "<!DOCTYPE html>"), ("rulings.jsonl", '{"meta"'), ("rulings.txt", '{"meta"')])
+def test_the_output_files_extension_names_the_format_when_format_is_not_given(runner, small_index, tmp_path, name,
+                                                                               first):
+    """``export -o crew.csv`` wrote JSON lines into a .csv file (a new user's finding)."""
+    out = tmp_path / name
+    export(runner, small_index, "-o", str(out))
+    assert out.read_text(encoding="utf-8").startswith(first)
+    # --format still decides
+    export(runner, small_index, "--format", "jsonl", "-o", str(out))
+    assert out.read_text(encoding="utf-8").startswith('{"meta"')

@@ -15,7 +15,8 @@ from rulings.search.export import FORMATS, GROUPS, SPLIT_INDEX, Selection
 @filter_options
 @click.option("--any-mechanic", is_flag=True, help="With several --mechanic: any one of them suffices.")
 @click.option("--query", "query_text", help="Words in the search language.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+              help="Default: the -o FILE's extension (.jsonl .json .csv .md .html), else jsonl.")
 @click.option("--group-by", type=click.Choice(GROUPS), help="md and html: group under headings.")
 @click.option("--variants", is_flag=True, help="csv: one row per variant instead of one per entry.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
@@ -42,6 +43,8 @@ def export(mechanic, card, set_code, lang, since, until, any_mechanic, query_tex
     --split DIR writes a large export as one page per group instead
     (NNN-name.html, each written whole) and DIR/index.html listing them.
     """
+    if fmt is None:
+        fmt = "html" if split_dir is not None else format_of(output)
     if split_dir is not None and (fmt != "html" or not group_by or output is not None):
         raise click.UsageError("--split DIR goes with --format html and --group-by, without -o")
     if group_by and fmt not in ("md", "html"):
@@ -61,3 +64,14 @@ def export(mechanic, card, set_code, lang, since, until, any_mechanic, query_tex
         index.export(selection, fmt, sys.stdout.buffer, group_by=group_by, variants=variants)
         return
     index.export(selection, fmt, output, group_by=group_by, variants=variants)
+
+
+_SUFFIXES = {".jsonl": "jsonl", ".json": "json", ".csv": "csv", ".md": "md", ".html": "html", ".htm": "html"}
+
+
+def format_of(output: str | None) -> str:
+    """The export format an -o file's extension names (``crew.csv``: csv; case ignored), else jsonl: an
+    export to crew.csv without --format wrote JSON lines (a new user's finding)."""
+    if output in (None, "-"):
+        return "jsonl"
+    return _SUFFIXES.get(Path(output).suffix.lower(), "jsonl")
