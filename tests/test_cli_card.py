@@ -36,7 +36,7 @@ def test_face_that_is_another_card_gives_exact_card_first(runner, mtg_index):
     matches = query.card_matches(mtg_index, "ice")
     assert [(m.card, m.exact, len(m.entries)) for m in matches] == [("Ice", True, 1), ("Fire // Ice", False, 2)]
     text = runner.invoke(cli, ["card", "Ice", "--index", str(mtg_index)]).stdout
-    assert text.startswith("Ice: 1 entries\n")
+    assert text.startswith("Ice: 1 entry\n")
     assert "Also matches Fire // Ice (face 'Ice'): 2 entries" in text
 
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from rulings.search.commands.options import entry_block, index_option, json_text, printable, ready_index
+from rulings.search.commands.options import (
+    entries_count,
+    entry_block,
+    index_option,
+    json_text,
+    printable,
+    ready_index,
+)
 
 
 @click.command()
@@ -34,7 +41,7 @@ def card(name, fmt, index_dir):
     if started and len(matches) > 1:
         click.echo(printable(f"No card is named {name!r}; {len(matches)} cards begin with it (give one):"))
         for match in matches:
-            click.echo(printable(f"  {match.card}: {len(match.entries)} entries"))
+            click.echo(printable(f"  {match.card}: {entries_count(len(match.entries))}"))
         return
     shown: set[str] = set()
     for number, match in enumerate(matches):
@@ -42,6 +49,6 @@ def card(name, fmt, index_dir):
         shown.update(e["id"] for e in entries)
         how = f" (begins with {name!r})" if started else "" if match.exact else f" (face {name!r})"
         prefix = "Also matches " if number else ""
-        click.echo(printable(f"{prefix}{match.card}{how}: {len(entries)} entries\n"))
+        click.echo(printable(f"{prefix}{match.card}{how}: {entries_count(len(entries))}\n"))
         for entry in entries:
             click.echo(entry_block(entry) + "\n")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from rulings.search.commands.options import entry_block, index_option, json_text, ready_index
+from rulings.search.commands.options import entries_count, entry_block, index_option, json_text, ready_index
 
 # Headings of the kinds, in the order rulings.Index.mechanics() lists them (rulings/api.py KINDS; PRODUCT.md).
 KIND_HEADINGS = {"keyword ability": "keyword abilities", "keyword action": "keyword actions",
@@ -43,6 +43,6 @@ def show_mechanic(found, fmt: str) -> None:
     if fmt == "json":
         click.echo(json_text(found.entries))
         return
-    click.echo(f"{found.id}: {len(found.entries)} entries\n")
+    click.echo(f"{found.id}: {entries_count(len(found.entries))}\n")
     for hit in found.entries:
         click.echo(entry_block(hit) + "\n")

@@ -143,3 +143,8 @@ def entry_block(entry: dict, text: str | None = None) -> str:
                  f"variants: {len(entry['variants'])}")
     lines.append("  sources: " + single_line(", ".join(Path(s).name for s in sources)))
     return "\n".join(lines)
+
+
+def entries_count(count: int) -> str:
+    """``1 entry``, ``5 entries``."""
+    return f"{count} entry" if count == 1 else f"{count} entries"
