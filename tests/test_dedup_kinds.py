@@ -642,3 +642,20 @@ def test_the_chinese_respond_to_proliferate_ruling_is_one_entry():
     # a negation against none is still a guard
     assert not verdict(old, old.replace("均已无法去回应", "均可以回应")).same
     assert compare.compare_form("平均分配").tokens == tuple("平均分配")          # 平均 ("evenly") is no 都
+
+
+def test_the_life_gain_templates_example_pair_may_be_swapped():
+    # fresh pair L0047 and three real entries: "whether it's 1 life from Drana's Emissary or 7 life from
+    # Nissa's Renewal" against "… 1 life from Vicious Rumors or 3 life from Creeping Chill"
+    en = ("The ability triggers just once for each life-gaining event, "
+          "whether it's 1 life from {a} or {n} life from {b}.")
+    assert verdict(en.format(a="Drana's Emissary", n=7, b="Nissa's Renewal"),
+                   en.format(a="Vicious Rumors", n=3, b="Creeping Chill")).same
+    assert not verdict(en.format(a="Drana's Emissary", n=7, b="Nissa's Renewal"),
+                       en.format(a="Vicious Rumors", n=3, b="Creeping Chill").replace("just once", "twice")).same
+    kept = compare.compare_form("it checks whether it's a creature in its new zone.").tokens
+    assert kept[-3:] == ("it", "new", "zone")
+    zh = "每有一个获得生命的事件，此异能只会触发一次，无论是由于{a}获得1点生命，还是由于{b}获得{n}点生命。"
+    assert verdict(zh.format(a="哲娜的密使", b="妮莎重光", n=7), zh.format(a="恶毒谣言", b="爬行寒意", n=3)).same
+    assert not verdict(zh.format(a="哲娜的密使", b="妮莎重光", n=7),
+                       zh.format(a="恶毒谣言", b="爬行寒意", n=3).replace("只会触发一次", "会触发两次")).same
