@@ -35,11 +35,16 @@ def test_example_card_swapped_is_the_same_but_the_card_acted_on_is_not():
                        "resolve. You don't search for Ral, Caller of Storms.",
                        "If the target creature becomes an illegal target for Ral's Outburst, the spell doesn't "
                        "resolve. You don't search for Chandra, Pyrogenius.", "Ral's Outburst", "Ral's Outburst").same
-    # a worked example whose numbers differ stays apart
+    # the example pair's amounts are the example's (fresh pair L0047: both readers "same", 3 life against 7);
+    # a number outside the example still guards
+    assert verdict("Dawn of Hope's first ability triggers just once for each life-gaining event, whether it's 1 "
+                   "life from Vicious Rumors or 3 life from Creeping Chill.",
+                   "Dawn of Hope's first ability triggers just once for each life-gaining event, whether it's 2 "
+                   "life from Ajani's Welcome or 3 life from Revitalize.", "Dawn of Hope", "Dawn of Hope").same
     assert not verdict("Dawn of Hope's first ability triggers just once for each life-gaining event, whether it's 1 "
                        "life from Vicious Rumors or 3 life from Creeping Chill.",
-                       "Dawn of Hope's first ability triggers just once for each life-gaining event, whether it's 2 "
-                       "life from Ajani's Welcome or 3 life from Revitalize.", "Dawn of Hope", "Dawn of Hope").same
+                       "Dawn of Hope's first ability triggers two times for each life-gaining event, whether it's 1 "
+                       "life from Vicious Rumors or 3 life from Creeping Chill.", "Dawn of Hope", "Dawn of Hope").same
 
 
 def test_card_names_table():
