@@ -89,6 +89,16 @@ def _iso(year: int, month: int, day: int) -> str | None:
         return None
 
 
+_PREFIX = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+
+
+def is_date_prefix(text) -> bool:
+    """True for a year, a month or a day that exists, written as a date filter takes it: ``2019``,
+    ``2019-06``, ``2019-06-30`` (not ``2019-13``, ``2019-02-30``, ``20190101``)."""
+    match = _PREFIX.fullmatch(text) if isinstance(text, str) else None
+    return bool(match) and _iso(int(match.group(1)), int(match.group(2) or 1), int(match.group(3) or 1)) is not None
+
+
 def numeric_order(first: int, second: int) -> str | None:
     """``"dmy"`` or ``"mdy"`` when two leading numbers of a date fix the order, else None."""
     if first > 12 >= second:

@@ -18,7 +18,6 @@ ignored. Every input either parses or raises QueryError with a one-line reason.
 from __future__ import annotations
 
 import copy
-import datetime as dt
 import math
 import re
 import weakref
@@ -42,6 +41,7 @@ from whoosh.query import (
     Term,
 )
 
+from rulings.ingest.dates import is_date_prefix
 from rulings.ingest.errors import QueryError
 from rulings.ingest.model import LANGUAGES
 from rulings.search import bestmatch, index
@@ -144,7 +144,7 @@ def date_filter(value: str) -> Query:
     A partial date means every day in it. Raises QueryError for anything else.
     """
     match = _DATE_VALUE.fullmatch(value.strip())
-    if not match or not _valid_date(match.group("date")):
+    if not match or not is_date_prefix(match.group("date")):
         raise QueryError(f"'date:{value}' is not a date; write date:>=2019-01-01 (or >, <, <=, a year, a month)")
     op, day = match.group("op") or "=", match.group("date")
     low, high = day, day + "\uffff"
@@ -159,16 +159,6 @@ def date_filter(value: str) -> Query:
     return DateRange("dates", low, high)
 
 
-def _valid_date(text: str) -> bool:
-    parts = [int(p) for p in text.split("-")]
-    parts += [1] * (3 - len(parts))
-    try:
-        dt.date(*parts)
-    except ValueError:
-        return False
-    return True
-
-
 def filter_query(filters: Filters) -> Query:
     """The Whoosh query selecting entries that pass every filter (Every() when none); raises QueryError
     for a since or until that is not a real date, a month or a year (``2019-13``, ``soon``)."""
@@ -180,8 +170,7 @@ def filter_query(filters: Filters) -> Query:
     if filters.lang:
         parts.append(lang_filter(filters.lang))
     for name, value in (("since", filters.since), ("until", filters.until)):
-        if value and not (isinstance(value, str) and _DATE_VALUE.fullmatch(value) and value[:1].isdigit()
-                          and _valid_date(value)):
+        if value and not is_date_prefix(value):
             raise QueryError(f"{name} {value!r} is not a date; give YYYY-MM-DD, a month YYYY-MM or a year YYYY")
     if filters.since or filters.until:
         parts.append(DateRange("dates", filters.since or _MIN_DATE, (filters.until or "9999") + "\uffff"))
