@@ -107,6 +107,7 @@ class _Matcher:
     zh: re.Pattern | None
     zh_keyword_only: bool
     zh_plain: re.Pattern | None
+    participle: bool = False        # an English past participle (melded, suspected) is one of the forms
 
 
 def _words(sources) -> re.Pattern | None:
@@ -137,7 +138,8 @@ def _matchers() -> tuple[_Matcher, ...]:
         zh_plain = re.compile("|".join(m.zh_patterns)) if m.zh_patterns else None
         out.append(_Matcher(m.id, _words(m.forms), m.keyword_only,
                             re.compile(plain, re.IGNORECASE) if plain else None,
-                            zh, m.zh_keyword_only, zh_plain))
+                            zh, m.zh_keyword_only, zh_plain,
+                            any(re.fullmatch(r"[a-z]+ed", f) for f in m.forms)))
     return tuple(out)
 
 
@@ -298,7 +300,7 @@ def _chinese(matcher: _Matcher, text: str) -> bool:
             continue
         if not matcher.zh_keyword_only:
             return True
-        if _ZH_AFTER.match(text[end:end + 4]):
+        if _ZH_AFTER.match(text[end:end + 4]) or matcher.participle and _zh_attributive(text, start, end):
             return True
         before = text[max(0, start - 3):start]
         if _ZH_QUOTED.search(before) or _ZH_BEFORE.search(before) and not _ZH_VERB_AFTER.match(text[end:end + 4]):
@@ -306,6 +308,15 @@ def _chinese(matcher: _Matcher, text: str) -> bool:
         if _in_quoted_text(text, start):
             return True
     return False
+
+
+def _zh_attributive(text: str, start: int, end: int) -> bool:
+    """True when the Chinese name at text[start:end] is a perfect participle before a noun, 已X的 (已融合的永久物
+    "a melded permanent", 已遭疑的生物 "a suspected creature"): the state the keyword gives, as the CR
+    glossary's Chinese names its designations (已增幅 kicked, 已设谋 plotted, 已铭勇 renowned). Counted for a
+    mechanic whose English past participle is one of its forms; the predicate 效应已终止 ("the effect has
+    ended") is not before 的."""
+    return start > 0 and text[start - 1] == "已" and text[end:end + 1] == "的"
 
 
 def _in_quoted_text(text: str, start: int) -> bool:

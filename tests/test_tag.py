@@ -383,3 +383,16 @@ def test_chinese_protection_from_a_quality_is_protection():
 ])
 def test_a_chinese_card_name_holding_a_mechanic_name_makes_no_tag(text, card, expected):
     assert mechanics_in(text, [card] if card else []) == expected
+
+
+def test_a_chinese_perfect_participle_before_a_noun_is_the_keywords_state():
+    """已X的 + noun is the state a keyword gives (已融合的永久物 "a melded permanent", 已遭疑的生物 "a suspected
+    creature"), tagged as the English participle is (``melded`` is a form of meld); the predicate 已X
+    ("has ended", "has voted") and a name that is no participle stay untagged. Sentences from the real MH3 and
+    MKM release notes."""
+    assert "meld" in mechanics_in("如果以此法将一个已融合的永久物移回你手上，你会因此抓两张牌。")
+    assert "suspect" in mechanics_in("你可以为冲动控官内莉博卡的第二个异能指定已遭疑的生物为目标。")
+    assert "abandon" not in mechanics_in("如果该效应已终止，则该永久物会留在战场上。")
+    assert "vote" not in mechanics_in("会于所有牌手都已投票时触发一次。")
+    # enchant's English forms hold no participle: an Aura already attached is not the enchant keyword
+    assert "enchant" not in mechanics_in("该生物上已结附的所有其他灵气会被置入坟墓场。")
