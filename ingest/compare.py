@@ -209,6 +209,9 @@ _ZH_REWRITES = [(re.compile(p), r, None) for p, r in [
     # the proliferate template's two generations: 其操控者选择 / 其操控者已着手选择 ("has begun to choose")
     (r"已?着手(?=选择|决定)", ""),
     (r"选择", "选"),      # "choose" said in two characters or one (所选择的 / 所选)
+    # "not only" said four ways (不只是 / 不是只 / 不仅是 / 不仅仅是), never "not" (而不是在战场上, "rather than on the
+    # battlefield"): before "merely", which would make 不只是 that
+    (r"不(?:只是|是只|仅仅?是?|只)", "不仅"),
     # "merely" (它只是改变… "it merely changes") is not "only" (只能, 只会: "can only", a guard)
     (r"只是", "是"),
 ]]

@@ -664,3 +664,13 @@ def test_the_life_gain_templates_example_pair_may_be_swapped():
     assert verdict(zh.format(a="哲娜的密使", b="妮莎重光", n=7), zh.format(a="恶毒谣言", b="爬行寒意", n=3)).same
     assert not verdict(zh.format(a="哲娜的密使", b="妮莎重光", n=7),
                        zh.format(a="恶毒谣言", b="爬行寒意", n=3).replace("只会触发一次", "会触发两次")).same
+
+
+def test_chinese_not_only_said_four_ways_is_one_wording_and_never_not():
+    """不只是 / 不是只 / 不仅是 / 不仅仅是 all say "not only" (the real MH3 ruling of 烈焰耶夫 against 银翼小队's,
+    fresh pair M0002); 而不是 alone is "rather than", another rule, although "merely" (只是) is 是."""
+    only = "设定~的力量与防御力之异能会在所有区域生效,而不只是在战场上."
+    for other in ("设定~的力量和防御力之异能会在所有区域生效,而不是只在战场上.",
+                  "设定~的力量与防御力之异能会在所有区域生效,而不仅仅是在战场上."):
+        assert same_ruling(only, other).same
+    assert not same_ruling(only, "设定~的力量与防御力之异能会在所有区域生效,而不是在战场上.").same
