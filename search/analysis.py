@@ -73,6 +73,13 @@ def half_width(text: str) -> str:
     return text.translate(_HALF_WIDTH)
 
 
+def typed(text: str) -> str:
+    """A query as its words are meant: half_width(), and without the invisible format characters (Unicode
+    category Cf: soft hyphen U+00AD, zero-width space U+200B and joiners, word joiner U+2060, BOM U+FEFF)
+    that text pasted from a web page or a PDF carries inside words (``prolif\u00aderate`` is proliferate)."""
+    return "".join(ch for ch in half_width(text) if unicodedata.category(ch) != "Cf")
+
+
 # Alias kept for callers that used the first name.
 fold_token = fold
 

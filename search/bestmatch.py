@@ -286,6 +286,8 @@ def _refuse_unsupported(word: str) -> None:
     if found:
         raise QueryError(f"there is no field {found.group(1)!r}: words search every text; filters are "
                          "card: set: mechanic: lang: date:")
+    if re.match(r"[+\-]{2,}[^\W\d_\s]", word):
+        raise QueryError(f"{_short(word)!r}: one sign before a word: -word excludes it, +word requires it")
     if re.search(r"\w\^", word):
         raise QueryError(f"boosts ({_short(word)}) are not supported; write the word alone, or +word to require it")
     word = word.strip("?!.,;:？！。，")

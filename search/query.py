@@ -50,10 +50,10 @@ from rulings.search.analysis import (
     card_key,
     flagged_terms,
     fold,
-    half_width,
     match_spans,
     stem,
     terms,
+    typed,
 )
 from rulings.search.engine import DateRange, TermNotFound, Unscored, merge_matched_tokens, top
 from rulings.search.languages import chinese_snippet_terms, field_for
@@ -880,7 +880,7 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
     has_text = bool(text and text.strip())
     if not has_text and not filters.any():
         raise QueryError("empty query: give words to search for or a filter")
-    text = half_width(text) if has_text else text      # a full-width ＣＭＣ is the player word CMC
+    text = typed(text) if has_text else text      # a full-width ＣＭＣ is CMC; a soft hyphen is no break
     selection = filter_query(filters)
     with index.searcher(index_dir) as searcher:
         if has_text:

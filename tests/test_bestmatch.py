@@ -136,10 +136,18 @@ def test_prefix_and_fuzzy_words(real_index):
 
 
 @pytest.mark.parametrize("text, message", [("flying^5", "boosts"), ("text:flying", "no field 'text'"),
-                                           ("fly*ing", "wildcard")])
+                                           ("fly*ing", "wildcard"), ("-+flying", "one sign"),
+                                           ("deathtouch +-trample", "one sign"), ("--flying", "one sign")])
 def test_unsupported_syntax_is_one_line(real_index, text, message):
     with pytest.raises(QueryError, match=message):
         query.search(real_index, text)
+
+
+def test_one_sign_before_a_pt_modifier_is_still_the_modifier(real_index):
+    """Two signs before a word are refused (``-+flying`` once found flying), but a P/T modifier's own signs
+    are its text: ``+1/+1`` and ``-X/-X`` still find their rulings."""
+    for modifier in ("+1/+1", "-X/-X"):
+        assert any(modifier.lower() in h["text"].lower() for h in hits(real_index, modifier, limit=5))
 
 
 def test_english_words_find_rulings_written_only_in_chinese(real_index):
@@ -177,6 +185,16 @@ def test_full_width_letters_are_the_ascii_word(real_index):
     assert [h["id"] for h in hits(real_index, "Ｆｌｙｉｎｇ ２", limit=50)] == \
         [h["id"] for h in hits(real_index, "flying 2", limit=50)]
     assert analysis.half_width("能否响应增殖？ＸＸ") == "能否响应增殖？XX"
+
+
+def test_invisible_format_characters_inside_a_word_are_no_break(real_index):
+    """Text pasted from a web page or a PDF carries soft hyphens and zero-width spaces inside words
+    (Unicode Cf): ``prolif\u00aderate`` is proliferate and 增\u200b殖 is 增殖, the same searches."""
+    for pasted, word in (("prolif\u00aderate counters", "proliferate counters"), ("增\u200b殖", "增殖"),
+                         ("\ufeffdeath\u2060touch", "deathtouch")):
+        found = [h["id"] for h in hits(real_index, pasted, limit=50)]
+        assert found and found == [h["id"] for h in hits(real_index, word, limit=50)]
+    assert analysis.typed("ＣＭＣ\u00ad\u200c") == "CMC"
 
 
 def test_shown_scores_never_rise():
