@@ -250,8 +250,23 @@ def _keyword_use(text: str, start: int, end: int) -> bool:
     word = text[start:end]
     if _before().search(text[max(0, start - 80):start]) or _AFTER.match(text[end:end + 30]):
         return True
+    listed = _listed_with_keyword()
+    if listed[0].search(text[max(0, start - 40):start]) or listed[1].match(text[end:end + 40]):
+        return True
     sentence_start = start == 0 or re.search(r"[.!?:]\s+$|^\s*$", text[max(0, start - 3):start])
     return bool(sentence_start and word[:1].isupper() and _SENTENCE_VERB.match(text[end:end + 20]))
+
+
+@lru_cache(maxsize=1)
+def _listed_with_keyword() -> tuple[re.Pattern, re.Pattern]:
+    """A name that is also plain English listed with another keyword's name that is not ("such as suspend
+    and rebound do", "flash or rebound"): (the pattern before it, the pattern after it). The Chinese rule
+    alike: _ZH_BEFORE's 和 / 或 / 、."""
+    names = sorted({f for m in vocabulary() if not m.keyword_only and m.kind in ("keyword ability", "keyword action")
+                    for f in m.forms if re.fullmatch(r"[a-z][a-z -]*", f)}, key=len, reverse=True)
+    alternatives = "|".join(map(re.escape, names))
+    return (re.compile(rf"(?<![\w-])(?:{alternatives}),?\s+(?:and|or|and/or)\s+$", re.IGNORECASE),
+            re.compile(rf",?\s+(?:and|or|and/or)\s+(?:{alternatives})(?![\w-])", re.IGNORECASE))
 
 
 def _is_name(text: str, start: int, end: int) -> bool:

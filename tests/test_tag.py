@@ -396,3 +396,14 @@ def test_a_chinese_perfect_participle_before_a_noun_is_the_keywords_state():
     assert "vote" not in mechanics_in("会于所有牌手都已投票时触发一次。")
     # enchant's English forms hold no participle: an Aura already attached is not the enchant keyword
     assert "enchant" not in mechanics_in("该生物上已结附的所有其他灵气会被置入坟墓场。")
+
+
+def test_an_everyday_name_listed_with_another_keyword_is_the_keyword():
+    """rebound and shadow are plain English words too, so alone they need a keyword's context; listed with
+    a keyword's name ("such as suspend and rebound do", "such as shadow and flying") they are keywords
+    (real BFZ and Magic Origins rulings); the everyday word beside a rules word that is no keyword is not."""
+    assert "rebound" in mechanics_in("If a spell or ability lets an opponent cast a spell as part of its effect "
+                                     "(such as suspend and rebound do), that opponent can't cast that spell.")
+    assert "shadow" in mechanics_in("If an attacking creature has multiple evasion abilities, such as shadow and "
+                                    "flying, a creature can block it only if it satisfies all of them.")
+    assert "rebound" not in mechanics_in("The ball may rebound and hit the creature.")
