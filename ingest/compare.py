@@ -679,7 +679,7 @@ def span_kind(zh: bool, ta, tb, chunk: tuple[int, int, int, int], ha: list[str],
         return "referent"
     if {tuple(ha), tuple(hb)} == {(OTHER_CARD,), ()} and PLACEHOLDER in (cb if ha else ca):
         return "referent"           # the subject called by its own name where the card field names another
-    if _names_subject(zh, ca, ha, cb, hb) or _names_subject(zh, cb, hb, ca, ha):
+    if _names_subject(zh, ca, ha, cb, hb, ta) or _names_subject(zh, cb, hb, ca, ha, tb):
         return "referent"
     if zh and (_keyword_for(ta, i1, i2, tb, j1, j2) or _keyword_for(tb, j1, j2, ta, i1, i2)):
         return "referent"
@@ -854,13 +854,15 @@ def _chunks(ta, tb) -> list[tuple[int, int, int, int]]:
 
 def _is_name_swap(ca, ha, cb, hb) -> bool:
     """A Chinese card name on one side against ``~`` on the other (the card field named another card),
-    the name alone or with its ability (圣阳圣所的异能, as ~的异能 is ``~``)."""
+    the name alone or with its ability (圣阳圣所的异能, as ~的异能 is ``~``). A subtype alone is no card's
+    name (如果天使攻击 is "if an Angel attacks"), except a planeswalker's, its character (莉莲娜)."""
     for hard, other in ((ha, cb), (hb, ca)):
         if PLACEHOLDER in other and not [t for t in other if t not in _ZH_SOFT]:
             run = _ZH_OWN_ABILITY.sub("", "".join(hard))
             # a mechanic's ability (虚色异能, devoid) is no card's name
             if (2 <= len(run) <= 8 and all(_CJK.match(t) for t in run) and not any(g in run for g in _ZH_GENERIC)
-                    and not _ZH_GUARD.search(run) and not _zh_mechanic_names().fullmatch(run)):
+                    and not _ZH_GUARD.search(run) and not _zh_mechanic_names().fullmatch(run)
+                    and not _zh_creature_types().fullmatch(run)):
                 return True
     return False
 
@@ -873,6 +875,7 @@ _EN_REFERENT = frozenset(
     "enchanted equipped chosen exiled copied original new ability emblem triggered activated "
     "static last first second third".split())
 _GENERAL = frozenset(["a", "an"])     # a general rule's subject ("a spell") for the card's own
+_ZH_BARE_NOUN = re.compile(r"生物|永久物|牌|咒语|神器|结界|鹏洛客")
 _ZH_REFERENT = re.compile(
     r"(?:某|一|每)?(?:个|一)?(?:所|被|受)?(?:放逐|结附|装备|所选|选择|复制|原版|影响|移回|佩带此武具|佩带该武具|"
     r"触发式|起动式|静止式)?的?"
@@ -945,10 +948,12 @@ _ZH_NTH_ABILITY = re.compile(f"{_ZH_PLACE}{_ZH_KIND}?异能")
 _ZH_OWN_ABILITY = re.compile(f"{_ZH_PLACE}?{_ZH_KIND}?异能$")        # a name's ability: 圣阳圣所(的)异能
 
 
-def _names_subject(zh: bool, chunk, hard, other, other_hard) -> bool:
+def _names_subject(zh: bool, chunk, hard, other, other_hard, whole=()) -> bool:
     """``~`` (the ruling's own card) on one side against a short definite noun phrase naming the
     same subject another way on the other (guidelines: the subject named another way), or the
-    general subject of the same rule ("a spell", 某个咒语: a general rule against the card's own)."""
+    general subject of the same rule ("a spell", 某个咒语: a general rule against the card's own).
+    whole: all tokens of the side of ``chunk``; a bare Chinese noun is the card only where that side
+    does not name the card elsewhere (如果生物攻击鹏洛客，则~的最后一个异能不会触发: the creature is another)."""
     if other_hard or PLACEHOLDER not in other or not hard or len(hard) > (8 if zh else 3):
         return False
     if zh:
@@ -958,6 +963,8 @@ def _names_subject(zh: bool, chunk, hard, other, other_hard) -> bool:
             return False
         if _ZH_NTH_ABILITY.fullmatch(phrase):
             return True             # the card's ability called by its place (最后一个异能 for ~的异能)
+        if _ZH_BARE_NOUN.fullmatch(phrase) and PLACEHOLDER not in whole:
+            return True             # Chinese has no article: 让生物失去先攻 is "make a creature lose first strike"
         return phrase[0] in "该此这其某一每" and bool(_ZH_REFERENT.fullmatch(phrase.lstrip("该此这其")))
     return chunk[0] in _DEFINITE | _GENERAL and all(t in _en_referent_stems() for t in hard)
 
@@ -1076,6 +1083,15 @@ def _zh_types() -> re.Pattern:
     """The Chinese subtypes printed on the release notes' type lines (ingest/data/zh_types.json, made by
     scripts/derive_zh_types.py), longest first: 天使 against 吸血鬼 names another creature (CR 205.3)."""
     names = json.loads((Path(__file__).parent / "data" / "zh_types.json").read_text(encoding="utf-8"))["types"]
+    return re.compile("|".join(map(re.escape, sorted(names, key=len, reverse=True))))
+
+
+@lru_cache(maxsize=1)
+def _zh_creature_types() -> re.Pattern:
+    """The Chinese subtypes but the planeswalker types (ingest/data/zh_types.json): a word that names a kind
+    of object, never one card (天使 "Angel", 人类 "Human")."""
+    table = json.loads((Path(__file__).parent / "data" / "zh_types.json").read_text(encoding="utf-8"))
+    names = set(table["types"]) - set(table["planeswalker_types"])
     return re.compile("|".join(map(re.escape, sorted(names, key=len, reverse=True))))
 
 

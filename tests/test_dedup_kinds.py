@@ -674,3 +674,16 @@ def test_chinese_not_only_said_four_ways_is_one_wording_and_never_not():
                   "设定~的力量与防御力之异能会在所有区域生效,而不仅仅是在战场上."):
         assert same_ruling(only, other).same
     assert not same_ruling(only, "设定~的力量与防御力之异能会在所有区域生效,而不是在战场上.").same
+
+
+def test_a_bare_chinese_noun_is_the_general_subject_unless_the_card_is_named_beside_it():
+    """Chinese has no article: 让生物失去先攻 is "make a creature lose first strike", the general rule of
+    妄念教区精兵's own (fresh pair M0002's set, M0012), as English "a creature" is for ``~``. Where the same
+    text names the card elsewhere, the creature is another object (the real 灵刃腐化师 ruling: a creature
+    attacking does not trigger ~'s last ability, not "if ~ attacks")."""
+    own = "在造成先攻伤害之后,再让~失去或获得先攻异能,并不能让其造成两次战斗伤害,或是让其完全不造成战斗伤害."
+    assert same_ruling(own, own.replace("~", "生物")).same
+    assert not same_ruling("如果~攻击鹏洛客,则其异能不会触发.", "如果生物攻击鹏洛客,则~的异能不会触发.").same
+    # a creature type alone is no card's name (once 天使 against ~ read as another card's): "an Angel"
+    assert not same_ruling(own, own.replace("~", "人类")).same
+    assert not same_ruling("如果~攻击鹏洛客,则其异能不会触发.", "如果天使攻击鹏洛客,则其异能不会触发.").same
