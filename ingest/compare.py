@@ -86,7 +86,8 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     (r"\bnon-(?=[a-z])", "non", ("non-",)),
     # the illegal-target template (CR 608.2b): "if either target is an illegal target" / "if either
     # or both targets are illegal"
-    (r"\b(?:is|are) (?:an )?illegal targets?\b", "is illegal", ("illegal",)),
+    (r"\b(?:is|are|becomes?|became|has become|have become) (?:an )?illegal(?: targets?)?\b", "is illegal",
+     ("illegal",)),
     (r"\beither or both\b", "either", ("either or both",)),
     # the card cast by the effect named by where it was cast from or by "this way"
     (r"\b(cast|play)(s|ed|ing)? (?:this way|from exile)\b", r"\1\2 this way", ("this way", "from exile")),
@@ -96,6 +97,11 @@ _EN_REWRITES = [(re.compile(p), r, literals) for p, r, literals in [
     (r"\b(?:the spell|it|~) (?:do|will) not resolve\b", "~ not resolve", ("resolve",)),
     (r"\b(?:do|will) not resolve\b", "not resolve", ("resolve",)),
     (r"\b(?:tries|try|tried|trying) to resolve\b", "resolves", ("to resolve",)),
+    # a target is checked as the spell or ability resolves (CR 608.2b): "is illegal by the time ~ tries to
+    # resolve" says no more than "is illegal"
+    (r"\bis illegal (?:by the time|when|as) (?:~|it|the spell|the ability|that spell|that ability) "
+     r"(?:resolves|would resolve)\b",
+     "is illegal", ("illegal",)),
     # mana value for converted mana cost (CR glossary, "Converted Mana Cost (Obsolete)"; CR 202.3)
     (r"\bconverted mana cost\b", "mana value", ("converted",)),
     (r"\bis determined (?:only by|by only) its mana cost\b", "remains unchanged", ("determined",)),

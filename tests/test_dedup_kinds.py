@@ -687,3 +687,23 @@ def test_a_bare_chinese_noun_is_the_general_subject_unless_the_card_is_named_bes
     # a creature type alone is no card's name (once 天使 against ~ read as another card's): "an Angel"
     assert not same_ruling(own, own.replace("~", "人类")).same
     assert not same_ruling("如果~攻击鹏洛客,则其异能不会触发.", "如果天使攻击鹏洛客,则其异能不会触发.").same
+
+
+def test_an_illegal_target_said_with_or_without_the_time_it_is_checked():
+    """A target is checked as its spell or ability resolves (CR 608.2b): "becomes illegal", "is an illegal
+    target by the time ~ tries to resolve" and "are illegal when it resolves" are one template (the real
+    Roil's Retribution and Monstrous Onslaught rulings, fresh pair M0040; Cone of Flame and Serpentine
+    Spike); a target illegal for another reason than the spell's resolution is still told apart."""
+    a = ("if some, but not all, of the targets become illegal by the time ~ tries to resolve, the original division "
+         "of damage still applies, but no damage is dealt to illegal targets. if all the targets are illegal, the "
+         "spell won't resolve.")
+    b = ("if some (but not all) of the targets become illegal, the original division of damage still applies, but "
+         "no damage is dealt to illegal targets. if all targets become illegal, ~ won't resolve.")
+    assert same_ruling(a, b).same
+    assert same_ruling("if one or two of ~'s targets are illegal when it resolves, you can't change how much damage "
+                       "will be dealt to the remaining legal targets.",
+                       "if one or two of those targets become illegal by the time ~ resolves, you can't change how "
+                       "much damage will be dealt to the remaining legal targets.").same
+    assert not same_ruling("if the target creature is an illegal target by the time ~ resolves, you draw a card.",
+                           "if the target creature is an illegal target by the time ~ resolves, you don't draw a "
+                           "card.").same
