@@ -123,6 +123,8 @@ _MOVED_IF = re.compile(r"(?:^|(?<=[.!?] ))if ([^,.;:()\"]+), (?:then )?([^.;:()\
 _EN_ILLUSTRATIVE = [(inline, re.compile(p), literals) for inline, p, literals in [   # inline ones first
     (True, r"\((?:also |as )?(?:such as|like|with|for example|for instance|e\.g\.|including)\b[^)]*\)", ("(",)),
     (True, r",? such as [^.;,()]*", ("such as",)),
+    # a likely cause given in passing: "(most likely because it's already tapped)", "(perhaps because ...)"
+    (True, r" ?\((?:most likely|probably|perhaps|likely)\b[^)]*\)", ("(",)),
     # the life-gain template's example pair: "…just once for each life-gaining event, whether it's 1 life
     # from Drana's Emissary or 7 life from Nissa's Renewal" (its cards and amounts vary, the rule does not)
     (True, r",? whether it(?:'s| is) [^.;]*? from [^.;]*? or [^.;]*? from [^.;]*(?=[.;]|$)", ("whether it",)),
@@ -226,6 +228,8 @@ _ZH_ILLUSTRATIVE = [(inline, re.compile(p), None) for inline, p in [     # inlin
     # 如 is "such as", but 如果 / 如若 is "if": a bracketed condition is a rule, not an example
     (True, r"\((?:例如|举例来说|如(?![果若此])|比如|像是)[^)]*\)"),
     (True, r"[,，]?(?:例如|比如|像是)[^.。,，;；()]*"),         # 例如X费用 without parentheses: "such as X"
+    # a likely cause given in passing, as in English: (最有可能的原因是它已横置) / (最有可能是因为它已横置)
+    (True, r"\((?:最有可能|很可能|可能是|大概)[^)]*\)"),
     # the life-gain template's example pair, as in English: 无论是由于哲娜的密使获得1点生命，还是由于妮莎重光获得7点生命
     (True, r"[,，]?无论是由于[^.。;；]*?[,，]还是由于[^.。;；]*"),
     (False, r"举例来说[^.。]*[.。]"),

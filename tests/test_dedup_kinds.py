@@ -707,3 +707,16 @@ def test_an_illegal_target_said_with_or_without_the_time_it_is_checked():
     assert not same_ruling("if the target creature is an illegal target by the time ~ resolves, you draw a card.",
                            "if the target creature is an illegal target by the time ~ resolves, you don't draw a "
                            "card.").same
+
+
+def test_a_likely_cause_in_parentheses_is_illustrative():
+    """"(most likely because it was dealt lethal damage)" / （最有可能的原因是…） gives a cause in passing, like an
+    example: with it, without it or with another wording it is one ruling (the real Trapjaw Tyrant and Seal
+    Away rulings; 点穴手 and 宣敕, fresh pair K0025); the statement outside the parentheses still counts."""
+    seal = "if ~ leaves the battlefield before its triggered ability resolves, the target creature won't be exiled."
+    trapjaw = seal.replace("resolves,", "resolves (most likely because it was dealt lethal damage),")
+    assert same_ruling(seal, trapjaw).same
+    assert not same_ruling(trapjaw, trapjaw.replace("won't be exiled", "will be exiled")).same
+    a = "如果该目标仍合法,但未被横置(最有可能的原因是它已横置),你仍会抓一张牌."
+    assert same_ruling(a, "如果该目标仍合法但未被横置(最有可能是因为它已横置),你仍会抓一张牌.").same
+    assert not same_ruling(a, "如果该目标仍合法,但未被横置(最有可能的原因是它已横置),你不会抓牌.").same
