@@ -89,7 +89,7 @@ def _iso(year: int, month: int, day: int) -> str | None:
         return None
 
 
-_PREFIX = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+_PREFIX = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?")      # ASCII digits (\d takes ٢٠١٩ too)
 
 
 def is_date_prefix(text) -> bool:

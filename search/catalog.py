@@ -502,6 +502,15 @@ def parse_files(paths: list[Path]) -> list:
     return read_files(paths)
 
 
+def _kept_before(result, known: SourceRecord):
+    """The rejected FileResult of a file that gave rulings before and cannot be read now (truncated or damaged
+    since): its reason says that those rulings are kept, as a folder that cannot be read keeps what it held
+    (README, "Nothing read or named vanishes"); the remembered record stays as it was."""
+    count = len(known.result.rulings)
+    return replace(result, rejected=f"{result.rejected}; the {count} ruling{'s' if count != 1 else ''} "
+                                                "it gave before are kept")
+
+
 def remember(pending: Pending, result, state: State) -> SourceRecord:
     """Record a freshly parsed source in state.sources under a new source number."""
     record = SourceRecord(pending.key, pending.sha1, result, pending.size, pending.mtime_ns,
@@ -632,13 +641,20 @@ def _ingest(index_dir: Path, paths: list[Path], rebuild: bool, started: float) -
             result = parsed[item.key]
             if item.key not in remembered:
                 remembered.add(item.key)
-                added.append(remember(item, result, state))
-                if item.known is not None:
-                    removed.append(item.known)
+                if result.rejected and item.known is not None and item.known.result.rulings:
+                    result = _kept_before(result, item.known)     # damaged since: what it gave stays
+                else:
+                    added.append(remember(item, result, state))
+                    if item.known is not None:
+                        removed.append(item.known)
         files.append(result)
         if named and result.rejected:
             named_failures.append(f"{file}: {result.rejected}")
     timings["read"] = time.perf_counter() - started
+    if rebuild and named_failures and index.exists(index_dir):
+        # a rebuild starts from nothing: with a path given that cannot be read it would lose what the
+        # index holds for a command that fails, so the index is left as it was
+        raise ReadError("; ".join(named_failures), "not rebuilt, the index is left as it was")
     if not (rebuild or added or removed) and index.exists(current) and (current / SUMMARY).exists():
         figures = summary(current)
         return IngestReport(files, figures["entries"], run_rejected(state, checked),

@@ -375,7 +375,7 @@ def test_commands_call_only_the_front_door(path):
     assert {name for name in ours if not name.startswith(COMMAND_IMPORTS)} == set()
 
 
-@pytest.mark.parametrize("bad", ["2019-13", "garbage", "2019-02-30", "20190101", "2019-1", ""])
+@pytest.mark.parametrize("bad", ["2019-13", "garbage", "2019-02-30", "20190101", "2019-1", "", "٢٠١٩"])
 def test_search_refuses_a_since_or_until_that_is_no_date(index, bad):
     """Index.search(since='2019-13') quietly read 2020-01 and 'garbage' found nothing, where the CLI,
     ``date:`` and /api/search refuse (a new user's finding)."""

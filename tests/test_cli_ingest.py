@@ -134,3 +134,40 @@ def test_a_file_name_that_is_not_utf8_loses_nothing(shared, tmp_path):
     paths = {v["source"]["path"] for line in exported.decode("utf-8").splitlines()[1:]
              for v in json.loads(line)["variants"]}
     assert paths == {str(docs / "\ufffdseed.txt"), str(docs / "b.txt")}
+
+
+def test_a_file_damaged_since_it_was_ingested_keeps_its_rulings(runner, docs, tmp_path):
+    """A file that gave rulings and cannot be read now (cut short since) is rejected with its reason, and
+    what it gave stays, whether its folder or the file itself is named; the reason says so."""
+    index_dir = tmp_path / "ix"
+    scryfall = docs / "sub" / "rulings.json"
+    scryfall.write_text(json.dumps([{"object": "ruling", "oracle_id": "0000579f-7b35-4ed3-b44c-db2a538066fe",
+                                     "source": "wotc", "published_at": "2021-01-01", "comment": text}
+                                    for text in ("Proliferate can add a poison counter to a player.",
+                                                 "Shield counters prevent damage.")]), "utf-8")
+    assert json.loads(ingest(runner, index_dir, docs).stdout)["rulings"] == 30
+    scryfall.write_bytes(scryfall.read_bytes()[:100])                      # cut short
+    again = ingest(runner, index_dir, docs)
+    assert again.exit_code == 0, again.output
+    [rejected] = json.loads(again.stdout)["rejected"]
+    assert rejected["path"] == str(scryfall) and rejected["reason"].startswith("truncated JSON")
+    assert rejected["reason"].endswith("; the 2 rulings it gave before are kept")
+    named = ingest(runner, index_dir, scryfall)
+    assert named.exit_code == 1 and "the 2 rulings it gave before are kept" in named.stderr
+    variants = sorted(Path(v["source"]["path"]).name for e in index.all_entries(index_dir) for v in e["variants"])
+    assert variants == ["a.txt"] * 17 + ["b.txt"] * 11 + ["rulings.json"] * 2
+
+
+def test_a_rebuild_with_a_path_that_cannot_be_read_leaves_the_index(runner, docs, tmp_path):
+    """--rebuild starts from nothing; given a file that cannot be read it failed and still replaced the index
+    with what it could read (nothing): now it stops with one line and the index is as it was."""
+    index_dir = tmp_path / "ix"
+    assert ingest(runner, index_dir, docs).exit_code == 0
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\x00\x01\x02binary" * 50)
+    result = runner.invoke(cli, ["ingest", "--rebuild", str(junk), "--index", str(index_dir)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {junk}: ") and result.stderr.endswith(
+        ": not rebuilt, the index is left as it was\n")
+    stats = json.loads(runner.invoke(cli, ["stats", "--format", "json", "--index", str(index_dir)]).stdout)
+    assert stats["rulings"] == 28

@@ -156,12 +156,20 @@ def test_since_and_until_take_a_year_or_a_month(runner, ixalan_index):
         ids(runner, ixalan_index, "export", "--since", "2016-04-08", "--until", "2016-04-30")
 
 
-@pytest.mark.parametrize("value", ["2019-13", "19", "2019-1", "2019-02-30", "June"])
+@pytest.mark.parametrize("value", ["2019-13", "19", "2019-1", "2019-02-30", "June", "٢٠١٩", "२०१९"])
 def test_since_that_is_no_year_month_or_day_is_a_usage_error(runner, ixalan_index, value):
     result = runner.invoke(cli, ["search", "--since", value, "flying", "--index", str(ixalan_index)])
     assert result.exit_code == 2
     assert result.stderr.endswith(f"Error: Invalid value for '--since': {value!r} is not a date (YYYY-MM-DD, "
                                   "or a month YYYY-MM, or a year YYYY)\n")
+
+
+def test_full_width_dates_are_the_ascii_dates(runner, ixalan_index):
+    """A Chinese keyboard's wide mode types ２０１６－０４: the same filter as 2016-04 (once it found nothing and
+    --until ２０１６ was ignored); other scripts' digits are refused above, never read as another date."""
+    assert ids(runner, ixalan_index, "export", "--until", "２０１６－０４") == \
+        ids(runner, ixalan_index, "export", "--until", "2016-04")
+    assert len(ids(runner, ixalan_index, "export", "--since", "２０１６", "--until", "２０１６")) == 270
 
 
 @pytest.mark.parametrize("command", [["search", "flying"], ["export"]])
@@ -170,3 +178,13 @@ def test_since_after_until_warns_in_one_line(runner, ixalan_index, command):
                                  "--index", str(ixalan_index)])
     assert (result.exit_code, result.stdout) == (0, "[]\n")
     assert result.stderr == "warning: --since 2017-10 is after --until 2017-09, so nothing can match\n"
+
+
+def test_emphasis_with_stdout_closed_is_plain_text(monkeypatch):
+    """``rulings search flying >&-`` ended in a traceback: a closed stdout is None in Python, and asking it
+    whether it is a terminal failed. With none, the marks stay as text (click.echo then writes nowhere)."""
+    import sys
+
+    from rulings.search.commands.options import emphasise
+    monkeypatch.setattr(sys, "stdout", None)
+    assert emphasise("**flying** rulings") == "**flying** rulings"

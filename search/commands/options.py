@@ -50,6 +50,10 @@ def ready_index(index_dir: Path | None) -> Index:
     return Index.open(index_dir).ready(on_note=lambda line: click.echo(line, err=True))
 
 
+# full-width digits and hyphen (U+FF10-FF19, U+FF0D) as ASCII; other scripts' digits (٢٠١٩) stay and are refused
+_FULL_WIDTH_DATE = {0xFF10 + n: 0x30 + n for n in range(10)} | {0xFF0D: 0x2D}
+
+
 class IsoDate(click.ParamType):
     """A date as a year, a month or a day (YYYY, YYYY-MM, YYYY-MM-DD, as the query's ``date:`` takes), kept
     as its ISO string; anything else is a usage error (exit 2). A year or a month means every day in it:
@@ -59,7 +63,8 @@ class IsoDate(click.ParamType):
     name = "date"
 
     def convert(self, value, param, ctx):
-        match = re.fullmatch(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?", value or "")
+        value = (value or "").translate(_FULL_WIDTH_DATE)      # ２０１９ typed in a Chinese keyboard's wide mode
+        match = re.fullmatch(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?", value)
         try:
             if not match:
                 raise ValueError
@@ -119,7 +124,7 @@ def shown_path(path: str) -> str:
 
 def emphasise(text: str) -> str:
     """``**word**`` marks as terminal bold on a terminal; kept as-is when piped."""
-    if sys.stdout.isatty():
+    if sys.stdout is not None and sys.stdout.isatty():
         return re.sub(r"\*\*(.+?)\*\*", lambda m: click.style(m.group(1), bold=True, fg="yellow"), text)
     return text
 
