@@ -33,6 +33,8 @@ from pathlib import Path
 import snowballstemmer
 from rapidfuzz.distance import Indel
 
+from rulings.ingest.normalise import zh_subtypes
+
 # below this token-sequence similarity two texts are never the same (fitted: bench/dedup_quality.py --folds 5)
 MIN_SIMILARITY = 0.65
 PLACEHOLDER = "~"
@@ -1099,10 +1101,8 @@ def _zh_types() -> re.Pattern:
 @lru_cache(maxsize=1)
 def _zh_creature_types() -> re.Pattern:
     """The Chinese subtypes but the planeswalker types (ingest/data/zh_types.json): a word that names a kind
-    of object, never one card (天使 "Angel", 人类 "Human")."""
-    table = json.loads((Path(__file__).parent / "data" / "zh_types.json").read_text(encoding="utf-8"))
-    names = set(table["types"]) - set(table["planeswalker_types"])
-    return re.compile("|".join(map(re.escape, sorted(names, key=len, reverse=True))))
+    of object, never one card (天使 "Angel", 人类 "Human"): the set name masking uses (normalise.zh_subtypes)."""
+    return re.compile("|".join(map(re.escape, sorted(zh_subtypes(), key=len, reverse=True))))
 
 
 @lru_cache(maxsize=4)

@@ -45,7 +45,7 @@ _ZH_GENERIC = frozenset("""生物 异能 咒语 神器 结界 永久物 衍生�
 
 
 @lru_cache(maxsize=1)
-def _zh_subtypes() -> frozenset[str]:
+def zh_subtypes() -> frozenset[str]:
     """Chinese subtypes that are rules words inside a card name (坏物鬼怪's 鬼怪 is "Goblin", CR 205.3m), from
     ingest/data/zh_types.json (scripts/derive_zh_types.py). A planeswalker's subtype is left out: it is the
     character's name (杰斯, CR 205.3j), which a ruling also calls its card by."""
@@ -147,7 +147,7 @@ def mask_card(folded: str, card: str | None, original: str = "") -> str:
     where the original text writes it capitalised. Chinese names
     are replaced as they stand, then every run of 2+ of their characters left in
     the text (the personal name of a titled card) unless the run is a rules word or a subtype
-    other than a planeswalker's (坏物鬼怪's 鬼怪 is "Goblin", not the card: _zh_subtypes()).
+    other than a planeswalker's (坏物鬼怪's 鬼怪 is "Goblin", not the card: zh_subtypes()).
     """
     names = card_names(card)
     for name in names:
@@ -180,7 +180,7 @@ def _mask_name_runs(text: str, name: str) -> str:
         for length in range(len(part) - 1, 1, -1):
             for start in range(len(part) - length + 1):
                 run = part[start:start + length]
-                if run in text and run not in _ZH_GENERIC and run not in _zh_subtypes() and _CJK.match(run):
+                if run in text and run not in _ZH_GENERIC and run not in zh_subtypes() and _CJK.match(run):
                     text = text.replace(run, CARD_PLACEHOLDER)
     return text
 
