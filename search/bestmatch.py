@@ -186,6 +186,13 @@ class BestMatch(CompoundQuery):
         return any(self.content[i] for i in range(self.units) if mask >> i & 1)
 
 
+def holds_every_word(score: float) -> bool:
+    """True when a hit's score (of a query holding a BestMatch node) is in the first tier: the entry
+    holds every content word of the query (``ALL_WORDS`` is added only then, and nothing else adds as
+    much)."""
+    return score >= ALL_WORDS
+
+
 def plain(text: str) -> bool:
     """True when best match reads the text (no parentheses, no operator words)."""
     return not _OPERATOR.search(text)

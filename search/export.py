@@ -85,20 +85,16 @@ class Selection:
 def select(index_dir: Path, selection: Selection) -> list[dict]:
     """The entries (PRODUCT.md JSON shape, no score/snippet) the selection picks, in export order.
 
-    Raises QueryError for a query with no searchable words, DamagedIndex for a damaged index.
+    The query selects what query.selected() does: it is read as ``rulings search`` reads it.
+    Raises QueryError as query.search does (a query it cannot read, one that only excludes without a
+    filter), DamagedIndex for a damaged index.
     """
     filters = selection.filters()
     text = (selection.query or "").strip()
     if not text and not filters.any():
         entries = list(index.all_entries(index_dir))
     else:
-        with index.searcher(index_dir) as searcher:
-            if text:
-                hits = searcher.search(query.parse(searcher.schema, text), filter=query.filter_query(filters),
-                                       limit=None)
-            else:
-                hits = searcher.search(query.filter_query(filters), limit=None)
-            entries = index.entries_at(searcher, [docnum for _, docnum in hits.top_n])
+        entries = query.selected(index_dir, text or None, filters)
     if selection.any_mechanic and selection.mechanics:
         wanted = set(selection.mechanics)
         entries = [e for e in entries if wanted & set(e["mechanics"])]

@@ -876,44 +876,81 @@ def search(index_dir: Path, text: str | None, filters: Filters | None = None, li
     ``**word**``, original spelling). text may be None or empty only when a
     filter is given; raises QueryError otherwise and for a query it cannot read.
     """
-    filters = filters or Filters()
-    has_text = bool(text and text.strip())
-    if not has_text and not filters.any():
-        raise QueryError("empty query: give words to search for or a filter")
-    text = typed(text) if has_text else text      # a full-width ＣＭＣ is CMC; a soft hyphen is no break
-    selection = filter_query(filters)
     with index.searcher(index_dir) as searcher:
-        if has_text:
-            reader = searcher.reader()
-            empty = _empty_fields(reader)
-            query = (None if every_word else best_match(searcher, text, empty, index_dir)) \
-                or parse(searcher.schema, text, empty)
-            best = _best_of(query)
-            query = without_empty_fields(query, reader)
-            only_exclusions = not _included_fields(query) - {"filter"}     # nothing to rank
-            if only_exclusions and not (filters.any() or "filter" in _searchable_fields(query)):
-                raise QueryError(f"query {text!r} only excludes: add a word to search for, or a filter "
-                                 "(--mechanic, --card, --set, --lang, --since) to list what it leaves")
-            if filters.any():
-                query = And([query, Unscored(selection)])
-            as_union_trees(query)
-            ranked = not only_exclusions and _searchable_fields(query) - {"filter"}
-        else:
-            query, ranked = selection, False
-        if ranked:
-            hits = _top(searcher, query, limit)
+        compiled = _compiled(searcher, text, filters or Filters(), every_word, index_dir)
+        if compiled.ranked:
+            hits = _top(searcher, compiled.query, limit)
         else:                               # only filters: newest first, as without words
-            hits = searcher.search(query, limit=limit, sortedby="date", reverse=True)
-        snippets = Snippets(hits, best.marked() if best is not None else None) if ranked else None
+            hits = searcher.search(compiled.query, limit=limit, sortedby="date", reverse=True)
+        best = compiled.best
+        snippets = Snippets(hits, best.marked() if best is not None else None) if compiled.ranked else None
         results = []
         scored = hits.top_n
-        shown = shown_scores([score for score, _ in scored]) if ranked else [0.0] * len(scored)
+        shown = shown_scores([score for score, _ in scored]) if compiled.ranked else [0.0] * len(scored)
         for score, entry in zip(shown, index.entries_at(searcher, [docnum for _, docnum in scored])):
             entry["score"] = round(score or 0.0, 3)
             entry["snippet"] = (snippets(entry["text"], field_for(entry["lang"])) if snippets
                                 else _shorten(entry["text"]))
             results.append(entry)
     return results
+
+
+def selected(index_dir: Path, text: str | None, filters: Filters | None = None) -> list[dict]:
+    """Every entry a query and filters select, as a set (``rulings export --query``), in index order.
+
+    The query is read exactly as ``search`` reads it (the same words, meanings, syntax and errors);
+    a best-match query selects the entries it ranks in its first tier, those holding every content
+    word of the query (through any form or meaning; function words are never required), in any
+    language, and nothing of its long tail of partial matches. Quoted phrases, ``+word``, ``-word``,
+    operators and filters select as in search. Raises QueryError as ``search`` does.
+    """
+    with index.searcher(index_dir) as searcher:
+        compiled = _compiled(searcher, text, filters or Filters(), False, index_dir)
+        if compiled.ranked:
+            hits = _top(searcher, compiled.query, searcher.doc_count_all()).top_n
+            if compiled.best is not None:
+                hits = [(score, docnum) for score, docnum in hits if bestmatch.holds_every_word(score)]
+        else:
+            hits = searcher.search(compiled.query, limit=None).top_n
+        return index.entries_at(searcher, sorted(docnum for _, docnum in hits))
+
+
+@dataclass
+class _Compiled:
+    """A query as search runs it: the Whoosh query (filters joined), its best-match node or None, and
+    whether it ranks (False: only filters, or only exclusions within filters)."""
+
+    query: Query
+    best: bestmatch.BestMatch | None
+    ranked: bool
+
+
+def _compiled(searcher, text: str | None, filters: Filters, every_word: bool, index_dir: Path) -> _Compiled:
+    """The query ``search`` and ``selected`` run for the text and filters (their docstrings say how it
+    reads); raises QueryError for an empty query without filters, a query it cannot read, and a query
+    that only excludes without a filter."""
+    has_text = bool(text and text.strip())
+    if not has_text and not filters.any():
+        raise QueryError("empty query: give words to search for or a filter")
+    selection = filter_query(filters)
+    if not has_text:
+        return _Compiled(selection, None, False)
+    text = typed(text)                      # a full-width ＣＭＣ is CMC; a soft hyphen is no break
+    reader = searcher.reader()
+    empty = _empty_fields(reader)
+    query = (None if every_word else best_match(searcher, text, empty, index_dir)) \
+        or parse(searcher.schema, text, empty)
+    best = _best_of(query)
+    query = without_empty_fields(query, reader)
+    only_exclusions = not _included_fields(query) - {"filter"}     # nothing to rank
+    if only_exclusions and not (filters.any() or "filter" in _searchable_fields(query)):
+        raise QueryError(f"query {text!r} only excludes: add a word to search for, or a filter "
+                         "(--mechanic, --card, --set, --lang, --since) to list what it leaves")
+    if filters.any():
+        query = And([query, Unscored(selection)])
+    as_union_trees(query)
+    ranked = bool(not only_exclusions and _searchable_fields(query) - {"filter"})
+    return _Compiled(query, best, ranked)
 
 
 def _best_of(query: Query):

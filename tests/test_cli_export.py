@@ -199,6 +199,50 @@ def test_bad_input_is_one_line(runner, small_index, tmp_path):
     assert (meta["entries"], meta["variants"], meta["sources"], entries) == (0, 0, [], [])
 
 
+PROLIFERATE_TWICE = DOCS["e.txt"].split("\n\n")[1].strip()
+
+
+def search_texts(runner, index_dir, query):
+    result = runner.invoke(cli, ["search", query, "--format", "jsonl", "--limit", "50", "--index", str(index_dir)])
+    assert result.exit_code == 0, result.output
+    return [json.loads(line)["text"] for line in result.stdout.splitlines()]
+
+
+def test_query_is_read_as_search_reads_it(runner, small_index):
+    # A question: its question words are not required; the entries holding every word that matters
+    # (proliferate, twice) are selected, not search's tail of entries holding one of them.
+    _, asked = jsonl_entries(export(runner, small_index, "--query", "can I proliferate twice?"))
+    assert [e["text"] for e in asked] == [PROLIFERATE_TWICE]
+    found = search_texts(runner, small_index, "can I proliferate twice?")
+    assert found[0] == PROLIFERATE_TWICE and SHARED_RULING in found[1:]
+    # Any form of a word: "proliferates counters" holds proliferate + counter(s) in both texts.
+    _, forms = jsonl_entries(export(runner, small_index, "--query", "proliferates counters"))
+    assert sorted(e["text"] for e in forms) == sorted([SHARED_RULING, PROLIFERATE_TWICE])
+    # A required word and a filter select as in search; an exclusion narrows a filter's set.
+    _, required = jsonl_entries(export(runner, small_index, "--query", "+evolve power", "--until", "2019-12-31"))
+    assert [e["cards"] for e in required] == [[CJK_CARD]]
+    _, left = jsonl_entries(export(runner, small_index, "--query", "-crime", "--since", "2021-01-01"))
+    assert [e["dates"] for e in left] == [["2023-02-04"], ["2023-02-05"]]
+
+
+def test_query_selection_is_search_first_tier(runner, small_index):
+    # Whatever export selects, search lists those entries first (they hold every word).
+    for query in ("proliferate counter kind", "power toughness", "evolve", "counters opponents"):
+        _, picked = jsonl_entries(export(runner, small_index, "--query", query))
+        found = search_texts(runner, small_index, query)
+        assert picked, query
+        assert sorted(e["text"] for e in picked) == sorted(found[:len(picked)]), query
+
+
+def test_query_errors_as_search_does(runner, small_index):
+    for query, start in (("flying^5", "Error: boosts (flying^5) are not supported"),
+                         ("-crime", "Error: query '-crime' only excludes"),
+                         ("   ", "Error: --query is empty")):
+        result = runner.invoke(cli, ["export", "--query", query, "--index", str(small_index)])
+        assert (result.exit_code, result.stderr.count("\n")) == (1, 1), query
+        assert result.stderr.startswith(start), result.stderr
+
+
 def test_help_documents_order(runner):
     result = runner.invoke(cli, ["export", "--help"])
     assert "oldest date first (undated last), then id" in result.stdout

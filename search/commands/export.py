@@ -14,7 +14,9 @@ from rulings.search.export import FORMATS, GROUPS, SPLIT_INDEX, Selection
 @click.command()
 @filter_options
 @click.option("--any-mechanic", is_flag=True, help="With several --mechanic: any one of them suffices.")
-@click.option("--query", "query_text", help="Words in the search language.")
+@click.option("--query", "query_text",
+              help="Words read as `rulings search` reads them; selects the entries holding every word "
+                   "that matters (any form or meaning), with phrases, +word, -word and filters as in search.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
               help="Default: the -o FILE's extension (.jsonl .json .csv .md .html), else jsonl.")
 @click.option("--group-by", type=click.Choice(GROUPS), help="md and html: group under headings.")
@@ -49,6 +51,9 @@ def export(mechanic, card, set_code, lang, since, until, any_mechanic, query_tex
         raise click.UsageError("--split DIR goes with --format html and --group-by, without -o")
     if group_by and fmt not in ("md", "html"):
         click.echo(f"note: --group-by applies to the md and html formats; {fmt} is written ungrouped", err=True)
+    if query_text is not None and not query_text.strip():
+        raise click.ClickException("--query is empty: give words to search for, or leave --query out "
+                                   "to export everything the other selectors pick")
     index = open_index(index_dir)
     mechanics = [index.mechanic_id(m) for m in mechanic]      # an unknown mechanic: before anything is built
     warn_if_reversed(since, until)
