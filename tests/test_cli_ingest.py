@@ -171,3 +171,17 @@ def test_a_rebuild_with_a_path_that_cannot_be_read_leaves_the_index(runner, docs
         ": not rebuilt, the index is left as it was\n")
     stats = json.loads(runner.invoke(cli, ["stats", "--format", "json", "--index", str(index_dir)]).stdout)
     assert stats["rulings"] == 28
+
+
+def test_summary_counts_files_in_the_singular_and_plural(runner, tmp_path):
+    """The text summary says "1 file skipped", "2 files skipped" (it said "1 files")."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.txt").write_text("Thrummingbird\n\n04/02/2023\n\nProliferate once.\n", encoding="utf-8")
+    (docs / "a.json").write_text('{"object": "nothing"}', encoding="utf-8")
+    one = runner.invoke(cli, ["ingest", str(docs), "--index", str(tmp_path / "ix")])
+    assert one.exit_code == 0, one.output
+    assert "1 file skipped:" in one.stdout.splitlines()
+    (docs / "b.json").write_text('{"object": "nothing"}', encoding="utf-8")
+    two = runner.invoke(cli, ["ingest", str(docs), "--index", str(tmp_path / "ix2")])
+    assert "2 files skipped:" in two.stdout.splitlines()

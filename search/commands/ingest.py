@@ -50,7 +50,8 @@ def ingest(sources, rebuild, fmt, index_dir):
             click.echo(line)
         for kind in ("skipped", "rejected"):
             if summary[kind]:
-                click.echo(f"{len(summary[kind])} files {kind}:")
+                count = len(summary[kind])
+                click.echo(f"{count} {'file' if count == 1 else 'files'} {kind}:")
                 for item in summary[kind]:
                     click.echo(single_line(f"  {shown_path(item['path'])}: {item['reason']}"))
         for reason, count in summary["rejected_rulings"].items():
