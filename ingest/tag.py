@@ -468,16 +468,16 @@ def _candidates(masked: str) -> list[_Matcher]:
     pre = _prefilter()
     lowered = masked.lower()
     hits = set(pre.always)
+    maybe: dict[str, tuple[int, ...]] = {}
     for token in set(_TOKEN.findall(lowered)):
-        sure, maybe = _token_literals(token)
+        sure, longer = _token_literals(token)
         hits |= sure
-        for literal, ids in maybe:
-            if literal in lowered:
-                hits.update(ids)
+        maybe.update(longer)
     for char in pre.by_char.keys() & set(lowered):
-        for literal, ids in pre.by_char[char]:
-            if literal in lowered:
-                hits.update(ids)
+        maybe.update(pre.by_char[char])
+    for literal, ids in maybe.items():       # each string looked for once: linear in the text's length
+        if literal in lowered:
+            hits.update(ids)
     return [matchers[i] for i in sorted(hits)]
 
 

@@ -256,6 +256,18 @@ def test_prefiltered_tagger_equals_trying_every_mechanic(shared):
     assert tagged > 200                   # the comparison covers texts that do get tags
 
 
+def test_prefiltered_tagger_on_one_long_text_equals_trying_every_mechanic(shared):
+    """A whole file read as one ruling (hostile input): each required string is looked for once, not once per
+    distinct word, and the result is still every mechanic's own answer."""
+    from rulings.ingest.tag import mechanics_in_plain
+    texts = [text for text, _ in _varied_texts(shared)[:400]]
+    long_text = " ".join(texts)
+    assert len(long_text) > 50_000
+    expected = mechanics_in_plain(long_text)
+    assert mechanics_in(long_text) == expected
+    assert len(expected) > 40
+
+
 def test_card_masking_equals_the_case_insensitive_regex(shared):
     from rulings.ingest.tag import CARD_MASK, _card_names, _zh_names, mask_cards, matching_text
     for text, cards in _varied_texts(shared) + [("Ætherize a Jötun; ÆTHER JÖTUN", ["Jötun", "Æther"])]:
