@@ -484,7 +484,9 @@ class Index:
         Files that hold no rulings or cannot be read are listed in the report (skipped, rejected), never
         raised; report.named_failures lists the paths given that cannot be read (the CLI exits 1 for
         them). Returns search/catalog.py IngestReport (to_json(): the ``ingest --format json`` shape).
-        Raises RulingsError for an empty path, IndexBusy, IndexWriteError, DamagedIndex.
+        Raises RulingsError for an empty path, or for no paths where the bundled demo would go into an
+        index of the user's own sources (``_refuse_demo_over_own_sources``); IndexBusy, IndexWriteError,
+        DamagedIndex.
         """
         from rulings.search import catalog
 
@@ -493,11 +495,36 @@ class Index:
             raise RulingsError("'': an empty path names no file or folder")
         if not paths:
             from rulings.corpus import corpus_files
+            self._refuse_demo_over_own_sources(rebuild)
             paths = corpus_files()
         with _LOCK:
             if not rebuild and self._at_default():
                 self._renew_demo_state()
             return catalog.ingest(self._path, [Path(p) for p in paths], rebuild=rebuild)
+
+    def _refuse_demo_over_own_sources(self, rebuild: bool) -> None:
+        """Raise RulingsError when ``ingest`` without paths would put the bundled demo into an index of the
+        user's own sources: mixed in beside them, or (``rebuild``) in their place. An absent or empty index,
+        or one holding only the bundled corpus, takes the demo. An index whose remembered sources cannot be
+        read takes it only at the default location (where the demo lives); elsewhere its DamagedIndex or
+        OtherVersion is raised (naming the sources is the way out), since what the folder held is unknown."""
+        from rulings.corpus import bundled_name, former_copy
+        from rulings.ingest.errors import DamagedIndex
+        from rulings.search import catalog
+
+        try:
+            paths = [r.path for r in catalog.sources(self._path)]
+        except (DamagedIndex, OtherVersion):
+            if self._at_default():
+                return
+            raise                       # its message asks for 'rulings ingest --rebuild' with the sources
+        own = [path for path in paths if not (bundled_name(path) or former_copy(path))]
+        if own and (rebuild or len(own) == len(paths)):     # the demo already beside them is only refreshed
+            doing = "replace" if rebuild else "be mixed into"
+            count = f"{len(own)} source{'' if len(own) == 1 else 's'}"
+            raise RulingsError(f"{self._path}: holds {count} of your own, which the bundled demo would {doing}; "
+                               f"name what to ingest: 'rulings ingest {'--rebuild ' if rebuild else ''}SOURCE...' "
+                               "('rulings sources' lists them)")
 
     def _renew_demo_state(self) -> None:
         """Rebuild the bundled demo at the default location when another version of rulings wrote its

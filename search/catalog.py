@@ -356,7 +356,7 @@ def _unpickle(path: Path):
             return pickle.load(handle)
     except Exception as err:  # pickle raises many kinds for a damaged file
         raise DamagedIndex(f"{path}: cannot be read ({type(err).__name__}); "
-                           "run 'rulings ingest --rebuild'") from None
+                           "run 'rulings ingest --rebuild' with your sources") from None
     finally:
         if enabled:
             gc.enable()

@@ -248,7 +248,10 @@ def test_a_broken_pointer_is_a_damaged_index(base, runner, pointer):
 
 def test_rebuild_recovers_a_broken_pointer(base, runner):
     (base / folder.CURRENT).write_text("gen-999999\n")
-    result = runner.invoke(cli, ["ingest", "--rebuild", "--index", str(base)])
+    refused = runner.invoke(cli, ["ingest", "--rebuild", "--index", str(base)])
+    assert refused.exit_code == 1 and "with your sources" in refused.output     # never the demo over unknown sources
+    from rulings.corpus import corpus_files
+    result = runner.invoke(cli, ["ingest", "--rebuild", *map(str, corpus_files()), "--index", str(base)])
     assert result.exit_code == 0, result.output
     assert complete(base) == 43
 

@@ -185,3 +185,34 @@ def test_summary_counts_files_in_the_singular_and_plural(runner, tmp_path):
     (docs / "b.json").write_text('{"object": "nothing"}', encoding="utf-8")
     two = runner.invoke(cli, ["ingest", str(docs), "--index", str(tmp_path / "ix2")])
     assert "2 files skipped:" in two.stdout.splitlines()
+
+
+def test_ingest_without_sources_never_puts_the_demo_over_your_own(runner, docs, tmp_path):
+    """``ingest`` with no SOURCE builds the bundled demo only into an empty index or beside the demo: over an
+    index of the user's own sources it would mix the 54 demo rulings in, and ``--rebuild`` would replace them."""
+    index_dir = tmp_path / "ix"
+    own = json.loads(ingest(runner, index_dir, docs).stdout)
+    assert own["rulings"] == 28
+    for args, word in ((["ingest"], "mixed into"), (["ingest", "--rebuild"], "replace")):
+        result = runner.invoke(cli, [*args, "--index", str(index_dir)])
+        assert result.exit_code == 1
+        assert word in result.output and "SOURCE..." in result.output and len(result.output.splitlines()) == 1
+    stats = json.loads(runner.invoke(cli, ["stats", "--format", "json", "--index", str(index_dir)]).stdout)
+    assert stats["rulings"] == 28                        # nothing was added or lost
+    demo = tmp_path / "demo"
+    assert json.loads(ingest(runner, demo).stdout)["rulings"] == 54
+    assert json.loads(ingest(runner, demo, docs).stdout)["rulings"] == 28
+    assert ingest(runner, demo).exit_code == 0           # the demo already beside them is only refreshed
+    assert runner.invoke(cli, ["ingest", "--rebuild", "--index", str(demo)]).exit_code == 1
+
+
+def test_ingest_rebuild_without_sources_refuses_a_damaged_index_elsewhere(runner, docs, tmp_path):
+    """A damaged index outside the default location held unknown sources: the demo does not replace them."""
+    index_dir = tmp_path / "ix"
+    ingest(runner, index_dir, docs)
+    for state in index_dir.rglob("state.pkl"):
+        state.write_bytes(b"damaged")
+    result = runner.invoke(cli, ["ingest", "--rebuild", "--index", str(index_dir)])
+    assert result.exit_code == 1 and "with your sources" in result.output and len(result.output.splitlines()) == 1
+    rebuilt = runner.invoke(cli, ["ingest", "--rebuild", str(docs), "--format", "json", "--index", str(index_dir)])
+    assert json.loads(rebuilt.stdout)["rulings"] == 28       # naming them rebuilds it
